@@ -1,0 +1,29 @@
+// `overlap-bench sync`: options, their validation (before MPI starts) and the run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace overlap::apps {
+
+struct SyncOptions {
+  std::string clock = "monotonic";
+  std::string patience = "100";
+  std::string passes = "4";
+  std::string span = "4s";
+  std::string verify_after = "10s";
+  std::string barrier_iterations = "200";
+  std::string scheme = "log";
+  std::string output;
+};
+
+void add_sync_command(CLI::App& app, SyncOptions& options);
+
+// Throws UsageError for any bad value. Touches no MPI.
+void validate(const SyncOptions& options);
+
+// After MPI_Init. Returns the process exit code.
+int run_sync_command(const SyncOptions& options, const std::string& command_line);
+
+}  // namespace overlap::apps

@@ -1,0 +1,21 @@
+// Durations as users type them ("10s", "250us", "1.5ms") and as humans read them.
+// Inside the code every time is a double in seconds.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace overlap {
+
+// Parses "<number><unit>" with unit one of ns, us, ms, s, min. Throws UsageError naming
+// `what` (e.g. "--verify-after") and the value when the text is malformed, not finite,
+// or negative.
+double parse_duration(std::string_view text, std::string_view what);
+
+// Parses a positive integer count; throws UsageError for zero, negatives, junk, overflow.
+long parse_count(std::string_view text, std::string_view what);
+
+// "12.3 us", "4.56 ms", "1.20 s": three significant digits in the most readable unit.
+std::string format_duration(double seconds);
+
+}  // namespace overlap
