@@ -1,7 +1,7 @@
 // overlap-bench: one MPI program, one subcommand per benchmark. Arguments are parsed and
 // validated before MPI_Init, so bad input costs no MPI traffic and exits with code 2.
-#include <CLI/CLI.hpp>
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 
 #include <exception>
 #include <iostream>
@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
   overlap::apps::SyncOptions sync;
   overlap::apps::add_sync_command(app, sync);
 
+  // CLI11 would only say "a subcommand is required"; name the word the user typed.
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "sync") {
+    return usage_error("'" + std::string(argv[1]) +
+                       "' is not a subcommand; allowed: sync (see overlap-bench --help)");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -25,20 +25,21 @@ clock::SyncScheme parse_scheme(const std::string& text) {
 
 bench::SyncConfig to_config(const SyncOptions& o) {
   bench::SyncConfig c;
-  c.estimator.patience = static_cast<int>(parse_count(o.patience, "--patience"));
-  c.passes = static_cast<int>(parse_count(o.passes, "--passes"));
+  c.estimator.patience = parse_count(o.patience, "--patience");
+  c.passes = parse_count(o.passes, "--passes", 10000);
   if (c.passes < 2) {
-    throw UsageError(fmt::format(
-        "--passes: '{}' is not allowed; drift needs at least 2 sync passes", o.passes));
+    throw UsageError(
+        fmt::format("--passes: '{}' is not allowed; drift needs at least 2 sync passes", o.passes));
   }
   c.span_s = parse_duration(o.span, "--span");
   if (c.span_s <= 0) {
-    throw UsageError(fmt::format("--span: '{}' is not allowed; expected a positive duration "
-                                 "(the passes must be apart in time to see drift)",
-                                 o.span));
+    throw UsageError(
+        fmt::format("--span: '{}' is not allowed; expected a positive duration "
+                    "(the passes must be apart in time to see drift)",
+                    o.span));
   }
   c.verify_after_s = parse_duration(o.verify_after, "--verify-after");
-  c.barrier_iterations = static_cast<int>(parse_count(o.barrier_iterations, "--barrier-iterations"));
+  c.barrier_iterations = parse_count(o.barrier_iterations, "--barrier-iterations", 10'000'000);
   c.model_scheme = parse_scheme(o.scheme);
   return c;
 }

@@ -12,10 +12,12 @@ namespace overlap {
 // or negative.
 double parse_duration(std::string_view text, std::string_view what);
 
-// Parses a positive integer count; throws UsageError for zero, negatives, junk, overflow.
-long parse_count(std::string_view text, std::string_view what);
+// Parses a positive integer count up to `max`; throws UsageError for zero, negatives,
+// junk, and values above max.
+int parse_count(std::string_view text, std::string_view what, int max = 1'000'000'000);
 
-// "12.3 us", "4.56 ms", "1.20 s": three significant digits in the most readable unit.
+// "12.3 us", "4.56 ms", "1.2 s": three significant digits in the most readable unit
+// (seconds keep up to four, so 1234 s is not printed in exponent form).
 std::string format_duration(double seconds);
 
 }  // namespace overlap

@@ -19,21 +19,21 @@ namespace overlap::bench {
 
 struct SyncConfig {
   clock::EstimatorConfig estimator;
-  int passes = 4;                 // >= 2: drift needs two sync phases
-  double span_s = 4.0;            // first to last pass
-  double verify_after_s = 10.0;   // last pass to verification
+  int passes = 4;                // >= 2: drift needs two sync phases
+  double span_s = 4.0;           // first to last pass
+  double verify_after_s = 10.0;  // last pass to verification
   int barrier_iterations = 200;
   clock::SyncScheme model_scheme = clock::SyncScheme::log;  // whose models are reported
 };
 
 struct RankSyncRecord {
   int rank = 0;
-  double offset_s = 0;                 // local - global at the last pass
-  double drift_ppm = 0;                // positive: this clock runs fast
-  double rtt_min_s = 0;                // min RTT to rank 0 in the verification
-  double residual_offset_only_s = 0;   // model - measured global time, at verification
+  double offset_s = 0;                // local - global at the last pass
+  double drift_ppm = 0;               // positive: this clock runs fast
+  double rtt_min_s = 0;               // min RTT to rank 0 in the verification
+  double residual_offset_only_s = 0;  // model - measured global time, at verification
   double residual_drift_s = 0;
-  double residual_drift_other_s = 0;   // the other scheme's drift model, for comparison
+  double residual_drift_other_s = 0;  // the other scheme's drift model, for comparison
 };
 
 struct SchemeRecord {
@@ -44,13 +44,13 @@ struct SchemeRecord {
 };
 
 struct SyncRecord {
-  bool trivial = false;             // P = 1: nothing to synchronise
+  bool trivial = false;  // P = 1: nothing to synchronise
   SyncConfig config;
-  double verify_elapsed_s = 0;      // actual time from last pass to verification
+  double verify_elapsed_s = 0;        // actual time from last pass to verification
   std::vector<RankSyncRecord> ranks;  // complete on rank 0 only
   SchemeRecord log;
   SchemeRecord linear;
-  double barrier_skew_s = 0;        // median over iterations of max - min global exit
+  double barrier_skew_s = 0;  // median over iterations of max - min global exit
   double mpi_barrier_skew_s = 0;
   long barrier_late_iterations = 0;
   double barrier_final_window_s = 0;

@@ -40,7 +40,8 @@ const std::vector<std::string>& clock_source_names() {
 
 std::unique_ptr<ClockSource> make_clock_source(std::string_view name) {
   if (name == "monotonic") return std::make_unique<PosixClock<CLOCK_MONOTONIC>>("monotonic");
-  if (name == "monotonic_raw") return std::make_unique<PosixClock<CLOCK_MONOTONIC_RAW>>("monotonic_raw");
+  if (name == "monotonic_raw")
+    return std::make_unique<PosixClock<CLOCK_MONOTONIC_RAW>>("monotonic_raw");
   if (name == "mpi_wtime") return std::make_unique<MpiWtimeClock>();
   throw UsageError(fmt::format("--clock: '{}' is not a clock source; allowed: {}", name,
                                fmt::join(clock_source_names(), ", ")));

@@ -19,7 +19,9 @@ struct EdgeMaps {
   LinearMap offset_only;
 };
 
-// Needs at least one sample; one sample gives the same offset-only map twice.
+// Needs at least one sample; one sample gives the same offset-only map twice. Points are
+// weighted by 1/rtt^2: a sample's error is bounded by rtt/2, so one pass whose best
+// exchange was poor (a descheduled rank, a busy link) cannot tilt the line much.
 EdgeMaps fit_edge(std::span<const EdgeSample> samples);
 
 }  // namespace overlap::clock

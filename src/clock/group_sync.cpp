@@ -39,7 +39,7 @@ class MpiPingPong final : public PingPongChannel {
 };
 
 std::array<double, 6> flatten(const EdgeMaps& m) {
-  return {m.drift.x_ref, m.drift.y_ref, m.drift.slope,
+  return {m.drift.x_ref,       m.drift.y_ref,       m.drift.slope,
           m.offset_only.x_ref, m.offset_only.y_ref, m.offset_only.slope};
 }
 
@@ -120,8 +120,9 @@ RankClockModels GroupSync::models() const {
   if (size == 1) return {};
   if (me != 0 && samples_.empty()) throw std::logic_error("GroupSync::models before any pass");
 
-  const std::array<double, 6> mine =
-      me == 0 ? flatten({LinearMap::identity(), LinearMap::identity()}) : flatten(fit_edge(samples_));
+  const std::array<double, 6> mine = me == 0
+                                         ? flatten({LinearMap::identity(), LinearMap::identity()})
+                                         : flatten(fit_edge(samples_));
   std::vector<double> all(me == 0 ? 6 * static_cast<std::size_t>(size) : 0);
   MPI_Gather(mine.data(), 6, MPI_DOUBLE, all.data(), 6, MPI_DOUBLE, 0, comm_.native_handle());
 

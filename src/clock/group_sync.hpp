@@ -20,9 +20,9 @@
 namespace overlap::clock {
 
 struct PassStats {
-  double duration_s = 0;        // max over ranks of the time from a common start to the end
-  int sequential_steps = 0;     // longest chain of dependent pair syncs, as measured
-  std::int64_t exchanges = 0;   // ping-pongs made by all ranks
+  double duration_s = 0;       // max over ranks of the time from a common start to the end
+  int sequential_steps = 0;    // longest chain of dependent pair syncs, as measured
+  std::int64_t exchanges = 0;  // ping-pongs made by all ranks
 };
 
 struct RankClockModels {

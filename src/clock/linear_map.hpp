@@ -30,6 +30,9 @@ struct LinearMap {
   // Least-squares line through the points (exact for two). One point gives an offset-only
   // map. Requires at least one point and, for two or more, distinct x values.
   static LinearMap fit(std::span<const TimePoint> points);
+
+  // Weighted least squares: weights[i] > 0 is point i's weight (e.g. 1 / error bound^2).
+  static LinearMap fit(std::span<const TimePoint> points, std::span<const double> weights);
 };
 
 // outer ∘ inner: x -> outer(inner(x)). Exact for lines; keeps inner's reference x.

@@ -18,7 +18,8 @@ const LinearMap& resolve(std::size_t r, const std::vector<int>& parent,
     if (p < 0 || static_cast<std::size_t>(p) >= parent.size()) {
       throw std::invalid_argument("compose_to_root: rank without a valid parent");
     }
-    to_root[r] = compose(resolve(static_cast<std::size_t>(p), parent, edge, to_root, state), edge[r]);
+    to_root[r] =
+        compose(resolve(static_cast<std::size_t>(p), parent, edge, to_root, state), edge[r]);
   }
   state[r] = 2;
   return to_root[r];

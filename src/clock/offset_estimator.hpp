@@ -11,14 +11,14 @@
 namespace overlap::clock {
 
 struct EstimatorConfig {
-  int patience = 100;               // N of the stop rule
+  int patience = 100;                      // N of the stop rule
   std::int64_t max_exchanges = 1'000'000;  // hard bound so a pathological link still ends
 };
 
 struct OffsetEstimate {
-  Exchange best;                 // the min-RTT exchange
-  std::int64_t exchanges = 0;    // how many were made
-  bool hit_limit = false;        // stopped by max_exchanges, not by the rule
+  Exchange best;               // the min-RTT exchange
+  std::int64_t exchanges = 0;  // how many were made
+  bool hit_limit = false;      // stopped by max_exchanges, not by the rule
 
   // Server time t2 happened at the client's midpoint: a point on the map server->client.
   TimePoint server_to_client() const { return {best.t2, best.client_midpoint()}; }

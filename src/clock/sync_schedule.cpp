@@ -40,13 +40,19 @@ SyncSchedule SyncSchedule::make(SyncScheme scheme, int size) {
   s.rounds = scheme == SyncScheme::log ? log_rounds(size) : linear_rounds(size);
   s.parent.assign(static_cast<std::size_t>(size), -1);
   for (const SyncRound& round : s.rounds) {
-    for (const SyncPair& pair : round) s.parent[static_cast<std::size_t>(pair.server)] = pair.client;
+    for (const SyncPair& pair : round)
+      s.parent[static_cast<std::size_t>(pair.server)] = pair.client;
   }
   return s;
 }
 
 std::vector<SyncRound> split_into_waves(const SyncRound& round, const std::vector<int>& node_of,
                                         const std::vector<int>& cores) {
+  for (int node : node_of) {
+    if (node < 0 || static_cast<std::size_t>(node) >= cores.size()) {
+      throw std::invalid_argument("split_into_waves: node index without a core count");
+    }
+  }
   std::vector<SyncRound> waves;
   std::vector<std::vector<int>> busy;  // busy[wave][node]
   for (const SyncPair& pair : round) {

@@ -37,7 +37,8 @@ struct SyncSchedule {
 // in ping-pongs at once than it has cores (node_of[rank], cores[node]). Pairs within a
 // round are independent, so this costs time but no accuracy; on an oversubscribed node
 // concurrent pairs would measure each other's scheduling delays instead of the clocks.
-// A pair that does not fit even alone gets a wave of its own.
+// A pair that does not fit even alone (two ranks on a one-core node) runs without other
+// pairs of that node; pairs of other nodes may share its wave.
 std::vector<SyncRound> split_into_waves(const SyncRound& round, const std::vector<int>& node_of,
                                         const std::vector<int>& cores);
 

@@ -26,7 +26,8 @@ NodeTopology NodeTopology::detect(MPI_Comm comm) {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) mask[static_cast<std::size_t>(cpu / 64)] |= std::uint64_t{1} << (cpu % 64);
+      if (CPU_ISSET(cpu, &set))
+        mask[static_cast<std::size_t>(cpu / 64)] |= std::uint64_t{1} << (cpu % 64);
     }
   } else {
     mask[0] = 1;

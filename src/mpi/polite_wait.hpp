@@ -39,7 +39,8 @@ inline void recv_politely(void* buf, int count, MPI_Datatype type, int source, i
   wait_politely(request);
 }
 
-inline void allreduce_politely(void* inout, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+inline void allreduce_politely(void* inout, int count, MPI_Datatype type, MPI_Op op,
+                               MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Iallreduce(MPI_IN_PLACE, inout, count, type, op, comm, &request);
   wait_politely(request);

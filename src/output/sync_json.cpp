@@ -7,14 +7,15 @@
 namespace overlap::output {
 
 nlohmann::json context_to_json(const bench::RunContext& ctx) {
-  return {{"mpi_library", ctx.mpi_library},
-          {"mpi_flavor", ctx.mpi_flavor},
-          {"mpi_standard", std::to_string(ctx.mpi_version) + "." + std::to_string(ctx.mpi_subversion)},
-          {"processes", ctx.size},
-          {"hosts", ctx.hosts},
-          {"clock_source", ctx.clock_source},
-          {"command_line", ctx.command_line},
-          {"started_at", ctx.started_at}};
+  return {
+      {"mpi_library", ctx.mpi_library},
+      {"mpi_flavor", ctx.mpi_flavor},
+      {"mpi_standard", std::to_string(ctx.mpi_version) + "." + std::to_string(ctx.mpi_subversion)},
+      {"processes", ctx.size},
+      {"hosts", ctx.hosts},
+      {"clock_source", ctx.clock_source},
+      {"command_line", ctx.command_line},
+      {"started_at", ctx.started_at}};
 }
 
 nlohmann::json sync_to_json(const bench::RunContext& ctx, const bench::SyncRecord& record) {

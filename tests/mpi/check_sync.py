@@ -23,9 +23,19 @@ def fail(msg):
     sys.exit(1)
 
 
+# MPICH 4.0.2 with UCX 1.13 (Debian 12) often hangs in MPI_Finalize across TCP nodes, after the
+# program has finished (docs/emulated-cluster.md). On the cluster we bound the run; a timeout
+# is then accepted only if the results file is complete, and said loudly.
+FINALIZE_TIMEOUT_S = 90
+TIMED_OUT = 124
+
+
 def launcher_command(args, np_):
     if args.cluster:
-        return [args.cluster, "run", "--mpi", args.flavor, "-n", str(np_), "--"]
+        cmd = [args.cluster, "run", "--mpi", args.flavor, "-n", str(np_)]
+        if args.flavor == "mpich":
+            cmd += ["--timeout", str(FINALIZE_TIMEOUT_S)]
+        return cmd + ["--"]
     cmd = [args.mpiexec, "-n", str(np_)]
     if args.flavor == "openmpi":
         cmd[1:1] = ["--oversubscribe"]
@@ -36,7 +46,7 @@ def run(args):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "sync.json")
-        prog = [args.bench, "sync", "--span", args.span, "--passes", "3",
+        prog = [args.bench, "sync", "--span", args.span, "--passes", "5",
                 "--verify-after", args.verify_after, "--barrier-iterations", "50",
                 "--output", out]
         if args.fake_rank is not None:
@@ -46,7 +56,12 @@ def run(args):
         proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, timeout=args.timeout)
         print(proc.stdout)
-        if proc.returncode != 0:
+        hung_in_finalize = (args.cluster and args.flavor == "mpich" and proc.returncode == TIMED_OUT
+                            and "results written to" in proc.stdout and os.path.exists(out))
+        if hung_in_finalize:
+            print("WARNING: MPICH hung in MPI_Finalize after writing complete results "
+                  "(known MPICH 4.0.2 + UCX 1.13 bug); checking the results anyway")
+        elif proc.returncode != 0:
             fail(f"exit code {proc.returncode}")
         with open(out) as f:
             return json.load(f), proc.stdout
