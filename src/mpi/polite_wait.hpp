@@ -12,7 +12,7 @@
 
 namespace overlap::mpi {
 
-inline void wait_politely(MPI_Request& request, double yield_s = 1e-3, long sleep_ns = 20'000) {
+inline void wait_politely(MPI_Request& request, double yield_s = 100e-6, long sleep_ns = 20'000) {
   int done = 0;
   timespec start{};
   clock_gettime(CLOCK_MONOTONIC, &start);

@@ -113,9 +113,12 @@ def check(doc, stdout, args):
         expected = FAKE_PPM * 1e-6 * doc["verify_elapsed_s"]
         if res_o < 0.5 * expected or res_o < 5 * res_d:
             fail(f"offset-only residual {res_o} s is not clearly larger (expected ~{expected} s)")
+        # A composition error would hand the faked rank's 50 ppm to the ranks below it in the
+        # log tree (rank 5 hangs under rank 1 at P = 7); 10 ppm catches that without failing
+        # on the few-ppm noise of 7 ranks on 2 cores in a sanitizer build.
         others = [r for r in ranks[1:] if r["rank"] != args.fake_rank]
         for r in others:
-            if abs(r["drift_ppm"]) > 2:
+            if abs(r["drift_ppm"]) > 10:
                 fail(f"unfaked rank {r['rank']} reports {r['drift_ppm']} ppm")
 
 
