@@ -10,8 +10,8 @@ namespace overlap::apps {
 struct SyncOptions {
   std::string clock = "monotonic";
   std::string patience = "100";
-  std::string passes = "4";
-  std::string span = "4s";
+  std::string passes = "11";
+  std::string span = "10s";
   std::string verify_after = "10s";
   std::string barrier_iterations = "200";
   std::string scheme = "log";

@@ -87,13 +87,32 @@ BarrierTimes time_barriers(MPI_Comm comm, const ClockSource& clock, const ClockM
   return t;
 }
 
-// Post-mortem: barrier exits are converted with the line through the model at the last
-// pass and the verification's direct point (they follow the verification closely).
 std::vector<double> to_global(const LinearMap& post_mortem, const std::vector<double>& local) {
   std::vector<double> out;
   out.reserve(local.size());
   for (double t : local) out.push_back(post_mortem(t));
   return out;
+}
+
+LinearMap line_through(clock::TimePoint a, clock::TimePoint b) {
+  const std::array<clock::TimePoint, 2> points{a, b};
+  return LinearMap::fit(points);
+}
+
+// A fresh min-RTT sync of every rank directly with rank 0 (the linear scheme, one pass).
+// It is the reference residuals are measured against, so its search for the minimum round
+// trip is longer than the passes'. On rank r != 0: a point (local, global) and its RTT.
+struct DirectSync {
+  clock::TimePoint point;
+  double rtt = 0;
+};
+
+DirectSync direct_sync(MPI_Comm comm, const ClockSource& clock, clock::EstimatorConfig config) {
+  config.patience *= kVerifyPatienceFactor;
+  GroupSync sync(comm, clock, clock::SyncScheme::linear, config);
+  sync.run_pass();
+  if (sync.samples().empty()) return {};  // rank 0
+  return {sync.samples().back().server_to_client, sync.samples().back().rtt};
 }
 
 double gathered_skew(MPI_Comm comm, const std::vector<double>& global_exits) {
@@ -145,39 +164,39 @@ SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& c
   record.linear = summarise(clock::SyncScheme::linear, linear_passes);
 
   sleep_until(clock, last_pass + config.verify_after_s);
-  // The verification is the reference the residuals are measured against: give it a
-  // longer search for the minimum round trip than the passes get.
-  clock::EstimatorConfig reference = config.estimator;
-  reference.patience *= kVerifyPatienceFactor;
-  GroupSync verify(comm, clock, clock::SyncScheme::linear, reference);
-  verify.run_pass();
+  const DirectSync verification = direct_sync(comm, clock, config.estimator);
 
   std::array<double, kRankFields> mine{};  // offset, drift, rtt, residuals x3
-  LinearMap post_mortem = LinearMap::identity();
+  // Real-time use extrapolates from the latest syncs: the barrier gets the line through the
+  // model at the last pass and the verification.
+  LinearMap latest = LinearMap::identity();
   double verify_elapsed = 0;
   if (rank != 0) {
-    const clock::EdgeSample& v = verify.samples().back();
-    const double local = v.server_to_client.x;
-    const double global = v.server_to_client.y;
+    const double local = verification.point.x;
+    const double global = verification.point.y;
     mine = {chosen.drift.offset(last_pass),
             chosen.drift.drift_ppm(),
-            v.rtt,
+            verification.rtt,
             chosen.offset_only.to_global(local) - global,
             chosen.drift.to_global(local) - global,
             other.drift.to_global(local) - global};
-    const std::array<clock::TimePoint, 2> ends{
-        clock::TimePoint{last_pass, chosen.drift.to_global(last_pass)}, v.server_to_client};
-    post_mortem = LinearMap::fit(ends);
+    latest = line_through({last_pass, chosen.drift.to_global(last_pass)}, verification.point);
     verify_elapsed = local - last_pass;
   }
   MPI_Allreduce(MPI_IN_PLACE, &verify_elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
   record.verify_elapsed_s = verify_elapsed;
 
   // After the verification, so that its timing is not at the mercy of the barriers'.
-  const BarrierTimes barriers = time_barriers(comm, clock, chosen.drift, config.barrier_iterations);
+  const BarrierTimes barriers =
+      time_barriers(comm, clock, ClockModel(latest), config.barrier_iterations);
   record.barrier_late_iterations = barriers.late_iterations;
   record.barrier_final_window_s = barriers.final_window;
 
+  // Post-mortem, the exits are interpolated between two direct syncs that bracket them,
+  // independent of the model the barrier itself used (else its errors would be invisible).
+  const DirectSync after = direct_sync(comm, clock, config.estimator);
+  const LinearMap post_mortem =
+      rank == 0 ? LinearMap::identity() : line_through(verification.point, after.point);
   record.barrier_skew_s = gathered_skew(comm, to_global(post_mortem, barriers.ours));
   record.mpi_barrier_skew_s = gathered_skew(comm, to_global(post_mortem, barriers.mpi));
 

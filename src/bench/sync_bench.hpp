@@ -19,8 +19,8 @@ namespace overlap::bench {
 
 struct SyncConfig {
   clock::EstimatorConfig estimator;
-  int passes = 4;                // >= 2: drift needs two sync phases
-  double span_s = 4.0;           // first to last pass
+  int passes = 11;               // >= 2: drift needs two sync phases
+  double span_s = 10.0;          // first to last pass
   double verify_after_s = 10.0;  // last pass to verification
   int barrier_iterations = 200;
   clock::SyncScheme model_scheme = clock::SyncScheme::log;  // whose models are reported

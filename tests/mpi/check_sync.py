@@ -46,7 +46,7 @@ def run(args):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "sync.json")
-        prog = [args.bench, "sync", "--span", args.span, "--passes", "5",
+        prog = [args.bench, "sync", "--span", args.span, "--passes", "9",
                 "--verify-after", args.verify_after, "--barrier-iterations", "50",
                 "--output", out]
         if args.fake_rank is not None:
