@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
     return usage_error(std::string(e.what()) + " (see overlap-bench --help)");
   }
 
+  overlap::apps::SyncRun run;
   try {
-    overlap::apps::validate(sync);
+    run = overlap::apps::validate(sync);
   } catch (const overlap::UsageError& e) {
     return usage_error(e.what());
   }
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = 0;
   try {
-    code = overlap::apps::run_sync_command(sync, join_arguments(argc, argv));
+    code = overlap::apps::run_sync_command(run, join_arguments(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "overlap-bench: error: " << e.what() << '\n';
     MPI_Abort(MPI_COMM_WORLD, 1);

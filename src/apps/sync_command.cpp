@@ -78,24 +78,23 @@ void add_sync_command(CLI::App& app, SyncOptions& o) {
   sync->add_option("--output", o.output, "Write the results to this JSON file");
 }
 
-void validate(const SyncOptions& o) {
-  to_config(o);
-  clock::make_clock_source(o.clock);
-  check_output_path(o.output);
+SyncRun validate(const SyncOptions& o) {
+  SyncRun run{to_config(o), clock::make_clock_source(o.clock), o.output};
+  check_output_path(run.output);
+  return run;
 }
 
-int run_sync_command(const SyncOptions& o, const std::string& command_line) {
-  const bench::SyncConfig config = to_config(o);
-  const auto clock = clock::make_clock_source(o.clock);
+int run_sync_command(const SyncRun& run, const std::string& command_line) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const bench::RunContext ctx = bench::collect_run_context(MPI_COMM_WORLD, o.clock, command_line);
-  const bench::SyncRecord record = bench::run_sync(MPI_COMM_WORLD, *clock, config);
+  const bench::RunContext ctx =
+      bench::collect_run_context(MPI_COMM_WORLD, std::string(run.clock->name()), command_line);
+  const bench::SyncRecord record = bench::run_sync(MPI_COMM_WORLD, *run.clock, run.config);
   if (rank != 0) return 0;
   output::print_sync(std::cout, ctx, record);
-  if (!o.output.empty()) {
-    output::write_json_file(o.output, output::sync_to_json(ctx, record));
-    std::cout << "results written to " << o.output << '\n';
+  if (!run.output.empty()) {
+    output::write_json_file(run.output, output::sync_to_json(ctx, record));
+    std::cout << "results written to " << run.output << '\n';
   }
   return 0;
 }

@@ -3,7 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
+
+#include "bench/sync_bench.hpp"
+#include "clock/clock_source.hpp"
 
 namespace overlap::apps {
 
@@ -20,10 +24,17 @@ struct SyncOptions {
 
 void add_sync_command(CLI::App& app, SyncOptions& options);
 
+// What the options parse to: the run exactly as validated.
+struct SyncRun {
+  bench::SyncConfig config;
+  std::unique_ptr<clock::ClockSource> clock;  // not read before MPI_Init
+  std::string output;
+};
+
 // Throws UsageError for any bad value. Touches no MPI.
-void validate(const SyncOptions& options);
+SyncRun validate(const SyncOptions& options);
 
 // After MPI_Init. Returns the process exit code.
-int run_sync_command(const SyncOptions& options, const std::string& command_line);
+int run_sync_command(const SyncRun& run, const std::string& command_line);
 
 }  // namespace overlap::apps
