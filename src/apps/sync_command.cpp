@@ -11,6 +11,7 @@
 #include "bench/run_context.hpp"
 #include "bench/sync_bench.hpp"
 #include "clock/clock_source.hpp"
+#include "output/result_json.hpp"
 #include "output/sync_console.hpp"
 #include "output/sync_json.hpp"
 

@@ -1,8 +1,12 @@
 #include "bench/run_context.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <string_view>
+
+extern char** environ;
 
 namespace overlap::bench {
 namespace {
@@ -55,6 +59,49 @@ RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
   ctx.command_line = command_line;
   ctx.started_at = utc_now_iso8601();
   return ctx;
+}
+
+std::vector<std::pair<std::string, std::string>> mpi_environment() {
+  static constexpr std::string_view kPrefixes[] = {"MPICH_",    "MPIR_CVAR_", "MPIR_", "OMPI_MCA_",
+                                                   "UCX_",      "OMP_",       "PSM2_", "FI_",
+                                                   "OPENBLAS_", "HYDRA_"};
+  // Set by the launchers for every run; they say nothing about configuration.
+  static constexpr std::string_view kBookkeeping[] = {
+      "OMPI_MCA_orte_",        "OMPI_MCA_ess_",
+      "OMPI_MCA_pmix",         "OMPI_MCA_mpi_oversubscribe",
+      "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+  std::vector<std::pair<std::string, std::string>> vars;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = entry.substr(0, eq);
+    const auto starts = [&](std::string_view p) { return name.starts_with(p); };
+    if (std::none_of(std::begin(kPrefixes), std::end(kPrefixes), starts)) continue;
+    if (std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping), starts)) continue;
+    vars.emplace_back(std::string(name), std::string(entry.substr(eq + 1)));
+  }
+  std::sort(vars.begin(), vars.end());
+  return vars;
+}
+
+std::string default_label(const std::string& flavor,
+                          const std::vector<std::pair<std::string, std::string>>& environment) {
+  std::string label = flavor;
+  for (const auto& [name, value] : environment) {
+    if ((name == "MPICH_ASYNC_PROGRESS" || name == "MPIR_CVAR_ASYNC_PROGRESS") && value == "1") {
+      label += " async-progress";
+    }
+  }
+  return label;
+}
+
+std::string thread_level_name(int level) {
+  if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
+  if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
+  if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
+  if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
+  return "unknown";
 }
 
 }  // namespace overlap::bench

@@ -27,6 +27,8 @@ class SyncBarrier {
   // Collective.
   BarrierExit wait();
 
+  // A better line from a newer sync; takes effect at the next wait().
+  void set_model(ClockModel model) { model_ = model; }
   double window() const { return window_; }
   long misses() const { return misses_; }  // calls in which at least one rank was late
 

@@ -1,22 +1,8 @@
 #include "output/sync_json.hpp"
 
-#include <cstdio>
-#include <fstream>
-#include <stdexcept>
+#include "output/result_json.hpp"
 
 namespace overlap::output {
-
-nlohmann::json context_to_json(const bench::RunContext& ctx) {
-  return {
-      {"mpi_library", ctx.mpi_library},
-      {"mpi_flavor", ctx.mpi_flavor},
-      {"mpi_standard", std::to_string(ctx.mpi_version) + "." + std::to_string(ctx.mpi_subversion)},
-      {"processes", ctx.size},
-      {"hosts", ctx.hosts},
-      {"clock_source", ctx.clock_source},
-      {"command_line", ctx.command_line},
-      {"started_at", ctx.started_at}};
-}
 
 nlohmann::json sync_to_json(const bench::RunContext& ctx, const bench::SyncRecord& record) {
   const auto& c = record.config;
@@ -54,19 +40,6 @@ nlohmann::json sync_to_json(const bench::RunContext& ctx, const bench::SyncRecor
           {"mpi_barrier_skew_s", record.mpi_barrier_skew_s},
           {"barrier_late_iterations", record.barrier_late_iterations},
           {"barrier_final_window_s", record.barrier_final_window_s}};
-}
-
-void write_json_file(const std::string& path, const nlohmann::json& doc) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error("cannot write '" + tmp + "'");
-    out << doc.dump(2) << '\n';
-    if (!out.flush()) throw std::runtime_error("cannot write '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "'");
-  }
 }
 
 }  // namespace overlap::output

@@ -13,11 +13,6 @@ namespace overlap::output {
 
 inline constexpr int kSyncSchemaVersion = 1;
 
-nlohmann::json context_to_json(const bench::RunContext& ctx);
 nlohmann::json sync_to_json(const bench::RunContext& ctx, const bench::SyncRecord& record);
-
-// Writes to `path` via a temporary file and rename, so a reader never sees half a file.
-// Throws std::runtime_error naming the path on failure.
-void write_json_file(const std::string& path, const nlohmann::json& doc);
 
 }  // namespace overlap::output

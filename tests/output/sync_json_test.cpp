@@ -1,4 +1,5 @@
 #include "output/sync_json.hpp"
+#include "output/result_json.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,0 +1,253 @@
+#include "apps/nbc_command.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "base/duration.hpp"
+#include "base/usage_error.hpp"
+#include "base/value_lists.hpp"
+#include "bench/run_context.hpp"
+#include "output/nbc_console.hpp"
+#include "output/nbc_csv.hpp"
+#include "output/nbc_json.hpp"
+#include "output/progress_bar.hpp"
+#include "output/result_json.hpp"
+
+namespace overlap::apps {
+namespace {
+
+constexpr int kUsageExit = 2;
+
+std::vector<bench::NbcOp> parse_ops(const std::string& text) {
+  std::vector<bench::NbcOp> ops;
+  for (const std::string& name : parse_name_list(text, "--op")) {
+    if (name == "all") {
+      for (bench::NbcOp op : bench::all_nbc_ops()) {
+        if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+      }
+      continue;
+    }
+    const auto op = bench::parse_nbc_op(name);
+    if (!op) {
+      throw UsageError(fmt::format("--op: '{}' is not a nonblocking collective; allowed: {}, all",
+                                   name, bench::all_nbc_op_names()));
+    }
+    if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
+  }
+  return ops;
+}
+
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty()) return;
+  const auto parent = std::filesystem::absolute(path).parent_path();
+  if (!std::filesystem::is_directory(parent)) {
+    throw UsageError(fmt::format("{}: '{}' is not allowed; its directory '{}' does not exist",
+                                 option, path, parent.string()));
+  }
+}
+
+bool parse_bar(const std::string& text) {
+  if (text == "always") return true;
+  if (text == "never") return false;
+  if (text == "auto") return isatty(STDERR_FILENO) == 1;
+  throw UsageError(fmt::format("--bar: '{}' is not allowed; allowed: auto, always, never", text));
+}
+
+bench::NbcConfig to_config(const NbcOptions& o, const ThreadChoice& threads) {
+  bench::NbcConfig c;
+  c.ops = parse_ops(o.ops);
+  c.comm_times_s = parse_duration_list(o.comm_times, "--comm-times");
+  c.comp_times_s = parse_duration_list(o.comp_times, "--comp-times");
+  c.iterations = parse_count(o.iterations, "--iterations", 1'000'000);
+  c.warmup = o.warmup == "0" ? 0 : parse_count(o.warmup, "--warmup", 1'000'000);
+  c.calibration_runs = parse_count(o.calibration_runs, "--calibration-runs", 1000);
+  c.tolerance = parse_fraction(o.tolerance, "--tolerance");
+  c.max_bytes = parse_bytes(o.max_buffer, "--max-buffer");
+  c.threads = threads.threads;
+  c.dedicated_cores = threads.dedicated_cores;
+  c.estimator.patience = parse_count(o.patience, "--patience");
+  c.sync_span_s = parse_duration(o.sync_span, "--sync-span");
+  return c;
+}
+
+void load_resume(NbcRun& run, const std::string& path) {
+  const nlohmann::json doc = output::read_result_file(path, "nbc", output::kNbcSchemaVersion);
+  try {
+    for (const auto& p : doc.at("points")) run.resumed.push_back(output::nbc_point_from_json(p));
+    run.resumed_metadata = doc.at("metadata");
+    run.resumed_wall_s = doc.value("timing", nlohmann::json::object()).value("wall_s", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("--resume: '{}' has a malformed point ({})", path, e.what()));
+  }
+}
+
+// A resumed file must come from the same kind of run, or its points would mix.
+std::string resume_mismatch(const nlohmann::json& meta, const bench::RunContext& ctx) {
+  if (meta.value("processes", -1) != ctx.size) {
+    return fmt::format("it was measured with {} processes, this run has {}",
+                       meta.value("processes", -1), ctx.size);
+  }
+  if (meta.value("mpi_library", "") != ctx.mpi_library) {
+    return fmt::format("it was measured with '{}', this run uses '{}'",
+                       meta.value("mpi_library", ""), ctx.mpi_library);
+  }
+  if (meta.value("threads", -1) != ctx.threads) {
+    return fmt::format("it was measured with {} threads per rank, this run has {}",
+                       meta.value("threads", -1), ctx.threads);
+  }
+  return "";
+}
+
+// Expected cost of a point, for the ETA: three phases per iteration plus calibration.
+double weight(const bench::NbcPointKey& k, const bench::NbcConfig& c) {
+  const double iteration = 2 * (k.target_comm_s + k.target_comp_s);
+  return (c.iterations + c.warmup + 2.0 * c.calibration_runs) * iteration;
+}
+
+bool is_done(const std::vector<bench::NbcPointRecord>& done, const bench::NbcPointKey& key) {
+  return std::any_of(done.begin(), done.end(),
+                     [&](const bench::NbcPointRecord& p) { return p.key.same_as(key); });
+}
+
+}  // namespace
+
+void add_nbc_command(CLI::App& app, NbcOptions& o) {
+  CLI::App* nbc = app.add_subcommand(
+      "nbc", "Overlap of nonblocking collectives with computation over a grid of times");
+  nbc->add_option("--op", o.ops, "Collectives, comma-separated: " + bench::all_nbc_op_names() +
+                                     ", or all")
+      ->capture_default_str();
+  nbc->add_option("--comm-times", o.comm_times,
+                  "Target communication times: 1ms,4ms,16ms or a log2 range 1ms:64ms")
+      ->capture_default_str();
+  nbc->add_option("--comp-times", o.comp_times, "Target computation times, same forms")
+      ->capture_default_str();
+  nbc->add_option("--iterations", o.iterations, "Measured iterations per point")
+      ->capture_default_str();
+  nbc->add_option("--warmup", o.warmup, "Unrecorded iterations per point")->capture_default_str();
+  nbc->add_option("--calibration-runs", o.calibration_runs,
+                  "Runs per calibration step (their median is used)")
+      ->capture_default_str();
+  nbc->add_option("--tolerance", o.tolerance, "Calibration tolerance (0.1 or 10%)")
+      ->capture_default_str();
+  nbc->add_option("--max-buffer", o.max_buffer, "Largest buffers per rank (e.g. 512MiB)")
+      ->capture_default_str();
+  nbc->add_option("--threads", o.threads,
+                  "Computation threads per rank (auto: one per core of the rank)")
+      ->capture_default_str();
+  nbc->add_option("--dedicate-cores", o.dedicate_cores,
+                  "Leave this many of the rank's cores free for a progress thread")
+      ->capture_default_str();
+  nbc->add_option("--clock", o.clock, "Clock source: monotonic, monotonic_raw, mpi_wtime")
+      ->capture_default_str();
+  nbc->add_option("--patience", o.patience, "Clock sync min-RTT stop rule")->capture_default_str();
+  nbc->add_option("--sync-span", o.sync_span, "Time between the two initial clock syncs")
+      ->capture_default_str();
+  nbc->add_option("--label", o.label, "Name of this run in reports (default: MPI + settings)");
+  nbc->add_option("--output", o.output, "JSON results, rewritten after every point");
+  nbc->add_option("--csv", o.csv, "CSV results, rewritten after every point");
+  nbc->add_option("--resume", o.resume,
+                  "Continue the sweep in this JSON file (default output: the same file)");
+  nbc->add_option("--bar", o.bar, "Progress bar on stderr: auto (if a terminal), always, never")
+      ->capture_default_str();
+}
+
+NbcRun validate(const NbcOptions& o) {
+  NbcRun run;
+  run.config = to_config(o, choose_threads(o.threads, o.dedicate_cores));
+  run.clock = clock::make_clock_source(o.clock);
+  run.label = o.label;
+  run.output = o.output.empty() ? o.resume : o.output;
+  run.csv = o.csv;
+  run.bar = parse_bar(o.bar);
+  check_writable(run.output, "--output");
+  check_writable(run.csv, "--csv");
+  if (!o.resume.empty()) load_resume(run, o.resume);
+  return run;
+}
+
+int run_nbc_command(NbcRun& run, const std::string& command_line, int thread_level) {
+  const auto started = std::chrono::steady_clock::now();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  bench::RunContext ctx =
+      bench::collect_run_context(MPI_COMM_WORLD, std::string(run.clock->name()), command_line);
+  ctx.environment = bench::mpi_environment();
+  ctx.label = run.label.empty() ? bench::default_label(ctx.mpi_flavor, ctx.environment) : run.label;
+  ctx.thread_level = bench::thread_level_name(thread_level);
+  ctx.threads = run.config.threads;
+  ctx.dedicated_cores = run.config.dedicated_cores;
+  if (!run.resumed_metadata.is_null()) {
+    // Every rank read the same file and knows the same context: they agree without talking.
+    const std::string why = resume_mismatch(run.resumed_metadata, ctx);
+    if (!why.empty()) {
+      if (rank == 0) std::cerr << "overlap-bench: --resume: cannot continue: " << why << '\n';
+      return kUsageExit;
+    }
+  }
+
+  bench::NbcSweep sweep(MPI_COMM_WORLD, *run.clock, run.config);
+  std::vector<bench::NbcPointRecord> points = run.resumed;
+  const std::vector<bench::NbcPointKey> keys = sweep.points();
+  double total = 0, done_weight = 0;
+  int done_points = 0;
+  for (const auto& k : keys) {
+    total += weight(k, run.config);
+    if (is_done(run.resumed, k)) {
+      done_weight += weight(k, run.config);
+      ++done_points;
+    }
+  }
+  output::ProgressBar bar(std::cerr, rank == 0 && run.bar, total, static_cast<int>(keys.size()));
+  const auto save = [&](bool complete) {
+    if (rank != 0) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                            .count() + run.resumed_wall_s;
+    const output::NbcRunSummary summary{complete, wall, sweep.calibration_s(),
+                                        sweep.sync_quality()};
+    if (!run.output.empty()) {
+      output::write_json_file(run.output, output::nbc_to_json(ctx, run.config, points, summary));
+    }
+    if (!run.csv.empty()) output::write_text_file(run.csv, output::nbc_csv(points));
+  };
+  if (rank == 0) {
+    output::print_nbc_header(std::cout, ctx);
+    if (!run.resumed.empty()) {
+      std::cout << "# resuming: " << done_points << " of " << keys.size()
+                << " points already measured\n";
+    }
+    std::cout.flush();
+  }
+  for (const auto& key : keys) {
+    if (is_done(run.resumed, key)) continue;
+    bar.update(done_weight, done_points,
+               fmt::format("{} {} x {}", bench::to_string(key.op),
+                           format_duration(key.target_comm_s), format_duration(key.target_comp_s)));
+    const bench::NbcPointRecord rec = sweep.measure(key);
+    done_weight += weight(key, run.config);
+    ++done_points;
+    if (rank != 0) continue;
+    points.push_back(rec);
+    bar.finish();
+    output::print_nbc_point(std::cout, rec);
+    std::cout.flush();
+    save(false);
+  }
+  bar.finish();
+  save(true);
+  if (rank == 0) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << fmt::format("# {} points in {}, {} of it calibrating\n", keys.size(),
+                             format_duration(wall), format_duration(sweep.calibration_s()));
+    if (!run.output.empty()) std::cout << "results written to " << run.output << '\n';
+  }
+  return 0;
+}
+
+}  // namespace overlap::apps

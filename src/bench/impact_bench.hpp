@@ -1,0 +1,63 @@
+// `overlap-bench impact`: r_MPI_impact (nbc-overlap paper, sec. 3.2.1), how much an idle
+// but initialised MPI library slows the computation, e.g. a progress thread polling on a
+// core the computation needs. The same calibrated computation, all threads busy, is timed
+// before MPI_Init and again after it with MPI idle. Two halves because MPI_Init sits
+// between them: the first runs on every rank with no MPI at all.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "compute/gemm_workload.hpp"
+
+namespace overlap::bench {
+
+struct ImpactConfig {
+  std::vector<double> comp_times_s;
+  int runs = 11;  // median over this many runs
+  double tolerance = 0.1;
+  double max_bytes = 1024.0 * 1024 * 1024;
+  int threads = 1;
+};
+
+// One rank's view of one computation size.
+struct ImpactSample {
+  double target_comp_s = 0;
+  bool calibrated = false;
+  std::string reason;  // why not calibrated
+  int comp_size = 0;
+  double t_comp_ref_s = 0;          // before MPI_Init
+  double t_comp_passive_mpi_s = 0;  // after, MPI idle
+};
+
+// Before MPI_Init; touches no MPI. Calibrates each target on this rank and times it.
+std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config,
+                                            compute::GemmWorkload& gemm);
+// After MPI_Init, collective: the same sizes again, MPI idle while they run.
+void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::GemmWorkload& gemm,
+                     std::vector<ImpactSample>& samples);
+
+struct ImpactRank {
+  int rank = 0;
+  int comp_size = 0;
+  double t_comp_ref_s = 0;
+  double t_comp_passive_mpi_s = 0;
+  double r_mpi_impact = 0;
+};
+
+struct ImpactPoint {
+  double target_comp_s = 0;
+  bool valid = false;
+  std::string invalid_reason;
+  std::vector<ImpactRank> ranks;  // empty when invalid
+  double r_mpi_impact_max = 0;
+  double r_mpi_impact_median = 0;
+};
+
+// Collective; the points are complete on rank 0. A size is invalid if any rank could not
+// calibrate it (the first such rank's reason is kept).
+std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSample>& samples);
+
+}  // namespace overlap::bench
