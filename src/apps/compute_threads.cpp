@@ -21,7 +21,8 @@ int affinity_cores() {
 
 // Ranks on this node, as the launcher says (Open MPI, MPICH's hydra, Slurm); 1 if unknown.
 int local_ranks() {
-  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+  for (const char* var :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
     if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
   }
   return 1;

@@ -20,8 +20,9 @@ namespace overlap::apps {
 void add_impact_command(CLI::App& app, ImpactOptions& o) {
   CLI::App* impact = app.add_subcommand(
       "impact", "How much an idle, initialised MPI slows computation (r_MPI_impact)");
-  impact->add_option("--comp-times", o.comp_times,
-                     "Computation times: 16ms,64ms or a log2 range 8ms:128ms")
+  impact
+      ->add_option("--comp-times", o.comp_times,
+                   "Computation times: 16ms,64ms or a log2 range 8ms:128ms")
       ->capture_default_str();
   impact->add_option("--runs", o.runs, "Runs per size and phase (their median is used)")
       ->capture_default_str();
@@ -31,8 +32,9 @@ void add_impact_command(CLI::App& app, ImpactOptions& o) {
       ->capture_default_str();
   impact->add_option("--threads", o.threads, "Computation threads per rank (auto: one per core)")
       ->capture_default_str();
-  impact->add_option("--dedicate-cores", o.dedicate_cores,
-                     "Leave this many of the rank's cores free for a progress thread")
+  impact
+      ->add_option("--dedicate-cores", o.dedicate_cores,
+                   "Leave this many of the rank's cores free for a progress thread")
       ->capture_default_str();
   impact->add_option("--label", o.label, "Name of this run in reports (default: MPI + settings)");
   impact->add_option("--output", o.output, "Write the results to this JSON file");
@@ -52,8 +54,10 @@ ImpactRun validate(const ImpactOptions& o) {
   if (!run.output.empty()) {
     const auto parent = std::filesystem::absolute(run.output).parent_path();
     if (!std::filesystem::is_directory(parent)) {
-      throw UsageError(fmt::format("--output: '{}' is not allowed; its directory '{}' does not "
-                                   "exist", run.output, parent.string()));
+      throw UsageError(
+          fmt::format("--output: '{}' is not allowed; its directory '{}' does not "
+                      "exist",
+                      run.output, parent.string()));
     }
   }
   return run;

@@ -58,16 +58,44 @@ bool parse_bar(const std::string& text) {
   throw UsageError(fmt::format("--bar: '{}' is not allowed; allowed: auto, always, never", text));
 }
 
+// The options that define the sweep, with their defaults.
+struct SweepOption {
+  const char* name;
+  std::optional<std::string> NbcOptions::*field;
+  const char* fallback;
+};
+constexpr SweepOption kSweepOptions[] = {
+    {"--op", &NbcOptions::ops, "ibcast"},
+    {"--comm-times", &NbcOptions::comm_times, "1ms:16ms"},
+    {"--comp-times", &NbcOptions::comp_times, "1ms:16ms"},
+    {"--iterations", &NbcOptions::iterations, "15"},
+    {"--warmup", &NbcOptions::warmup, "2"},
+    {"--calibration-runs", &NbcOptions::calibration_runs, "5"},
+    {"--tolerance", &NbcOptions::tolerance, "10%"},
+    {"--max-buffer", &NbcOptions::max_buffer, "1GiB"},
+};
+
+std::string value_or_default(const NbcOptions& o, std::optional<std::string> NbcOptions::*field) {
+  for (const SweepOption& opt : kSweepOptions) {
+    if (opt.field == field) return (o.*field).value_or(opt.fallback);
+  }
+  return (o.*field).value_or("");
+}
+
 bench::NbcConfig to_config(const NbcOptions& o, const ThreadChoice& threads) {
+  const auto v = [&](std::optional<std::string> NbcOptions::*field) {
+    return value_or_default(o, field);
+  };
   bench::NbcConfig c;
-  c.ops = parse_ops(o.ops);
-  c.comm_times_s = parse_duration_list(o.comm_times, "--comm-times");
-  c.comp_times_s = parse_duration_list(o.comp_times, "--comp-times");
-  c.iterations = parse_count(o.iterations, "--iterations", 1'000'000);
-  c.warmup = o.warmup == "0" ? 0 : parse_count(o.warmup, "--warmup", 1'000'000);
-  c.calibration_runs = parse_count(o.calibration_runs, "--calibration-runs", 1000);
-  c.tolerance = parse_fraction(o.tolerance, "--tolerance");
-  c.max_bytes = parse_bytes(o.max_buffer, "--max-buffer");
+  c.ops = parse_ops(v(&NbcOptions::ops));
+  c.comm_times_s = parse_duration_list(v(&NbcOptions::comm_times), "--comm-times");
+  c.comp_times_s = parse_duration_list(v(&NbcOptions::comp_times), "--comp-times");
+  c.iterations = parse_count(v(&NbcOptions::iterations), "--iterations", 1'000'000);
+  const std::string warmup = v(&NbcOptions::warmup);
+  c.warmup = warmup == "0" ? 0 : parse_count(warmup, "--warmup", 1'000'000);
+  c.calibration_runs = parse_count(v(&NbcOptions::calibration_runs), "--calibration-runs", 1000);
+  c.tolerance = parse_fraction(v(&NbcOptions::tolerance), "--tolerance");
+  c.max_bytes = parse_bytes(v(&NbcOptions::max_buffer), "--max-buffer");
   c.threads = threads.threads;
   c.dedicated_cores = threads.dedicated_cores;
   c.estimator.patience = parse_count(o.patience, "--patience");
@@ -75,14 +103,44 @@ bench::NbcConfig to_config(const NbcOptions& o, const ThreadChoice& threads) {
   return c;
 }
 
-void load_resume(NbcRun& run, const std::string& path) {
+// --resume continues the sweep the file describes: its grid and settings, not new ones.
+void sweep_from_file(bench::NbcConfig& c, const nlohmann::json& config) {
+  c.ops.clear();
+  for (const auto& name : config.at("ops")) {
+    const auto op = bench::parse_nbc_op(name.get<std::string>());
+    if (!op) throw UsageError("unknown op " + name.dump());
+    c.ops.push_back(*op);
+  }
+  c.comm_times_s = config.at("comm_times_s").get<std::vector<double>>();
+  c.comp_times_s = config.at("comp_times_s").get<std::vector<double>>();
+  c.iterations = config.at("iterations").get<int>();
+  c.warmup = config.at("warmup").get<int>();
+  c.calibration_runs = config.at("calibration_runs").get<int>();
+  c.tolerance = config.at("tolerance").get<double>();
+  c.max_bytes = config.at("max_bytes").get<double>();
+}
+
+void load_resume(NbcRun& run, const NbcOptions& o) {
+  const std::string& path = o.resume;
+  for (const SweepOption& opt : kSweepOptions) {
+    if ((o.*opt.field).has_value()) {
+      throw UsageError(
+          fmt::format("{}: not allowed with --resume, which continues the sweep "
+                      "recorded in '{}' (start a new sweep to change it)",
+                      opt.name, path));
+    }
+  }
   const nlohmann::json doc = output::read_result_file(path, "nbc", output::kNbcSchemaVersion);
+  if (!doc.contains("points") || !doc.contains("config")) {
+    throw UsageError(fmt::format("--resume: '{}' has no points or no config", path));
+  }
   try {
+    sweep_from_file(run.config, doc.at("config"));
     for (const auto& p : doc.at("points")) run.resumed.push_back(output::nbc_point_from_json(p));
     run.resumed_metadata = doc.at("metadata");
     run.resumed_wall_s = doc.value("timing", nlohmann::json::object()).value("wall_s", 0.0);
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(fmt::format("--resume: '{}' has a malformed point ({})", path, e.what()));
+    throw UsageError(fmt::format("--resume: '{}' is malformed ({})", path, e.what()));
   }
 }
 
@@ -119,24 +177,21 @@ bool is_done(const std::vector<bench::NbcPointRecord>& done, const bench::NbcPoi
 void add_nbc_command(CLI::App& app, NbcOptions& o) {
   CLI::App* nbc = app.add_subcommand(
       "nbc", "Overlap of nonblocking collectives with computation over a grid of times");
-  nbc->add_option("--op", o.ops, "Collectives, comma-separated: " + bench::all_nbc_op_names() +
-                                     ", or all")
-      ->capture_default_str();
+  nbc->add_option(
+      "--op", o.ops,
+      "Collectives, comma-separated: " + bench::all_nbc_op_names() + ", or all (default ibcast)");
   nbc->add_option("--comm-times", o.comm_times,
-                  "Target communication times: 1ms,4ms,16ms or a log2 range 1ms:64ms")
-      ->capture_default_str();
-  nbc->add_option("--comp-times", o.comp_times, "Target computation times, same forms")
-      ->capture_default_str();
-  nbc->add_option("--iterations", o.iterations, "Measured iterations per point")
-      ->capture_default_str();
-  nbc->add_option("--warmup", o.warmup, "Unrecorded iterations per point")->capture_default_str();
+                  "Target communication times: 1ms,4ms,16ms or a log2 range 1ms:64ms "
+                  "(default 1ms:16ms)");
+  nbc->add_option("--comp-times", o.comp_times,
+                  "Target computation times, same forms (default 1ms:16ms)");
+  nbc->add_option("--iterations", o.iterations, "Measured iterations per point (default 15)");
+  nbc->add_option("--warmup", o.warmup, "Unrecorded iterations per point (default 2)");
   nbc->add_option("--calibration-runs", o.calibration_runs,
-                  "Runs per calibration step (their median is used)")
-      ->capture_default_str();
-  nbc->add_option("--tolerance", o.tolerance, "Calibration tolerance (0.1 or 10%)")
-      ->capture_default_str();
-  nbc->add_option("--max-buffer", o.max_buffer, "Largest buffers per rank (e.g. 512MiB)")
-      ->capture_default_str();
+                  "Runs per calibration step, their median is used (default 5)");
+  nbc->add_option("--tolerance", o.tolerance, "Calibration tolerance, 0.1 or 10% (default 10%)");
+  nbc->add_option("--max-buffer", o.max_buffer,
+                  "Largest send + receive buffers per rank, e.g. 512MiB (default 1GiB)");
   nbc->add_option("--threads", o.threads,
                   "Computation threads per rank (auto: one per core of the rank)")
       ->capture_default_str();
@@ -152,7 +207,8 @@ void add_nbc_command(CLI::App& app, NbcOptions& o) {
   nbc->add_option("--output", o.output, "JSON results, rewritten after every point");
   nbc->add_option("--csv", o.csv, "CSV results, rewritten after every point");
   nbc->add_option("--resume", o.resume,
-                  "Continue the sweep in this JSON file (default output: the same file)");
+                  "Continue the sweep recorded in this JSON file, with its grid and settings "
+                  "(default output: the same file)");
   nbc->add_option("--bar", o.bar, "Progress bar on stderr: auto (if a terminal), always, never")
       ->capture_default_str();
 }
@@ -165,9 +221,9 @@ NbcRun validate(const NbcOptions& o) {
   run.output = o.output.empty() ? o.resume : o.output;
   run.csv = o.csv;
   run.bar = parse_bar(o.bar);
+  if (!o.resume.empty()) load_resume(run, o);
   check_writable(run.output, "--output");
   check_writable(run.csv, "--csv");
-  if (!o.resume.empty()) load_resume(run, o.resume);
   return run;
 }
 
@@ -186,7 +242,10 @@ int run_nbc_command(NbcRun& run, const std::string& command_line, int thread_lev
     // Every rank read the same file and knows the same context: they agree without talking.
     const std::string why = resume_mismatch(run.resumed_metadata, ctx);
     if (!why.empty()) {
-      if (rank == 0) std::cerr << "overlap-bench: --resume: cannot continue: " << why << '\n';
+      if (rank == 0) {
+        const std::string line = "overlap-bench: --resume: cannot continue: " + why + "\n";
+        std::fwrite(line.data(), 1, line.size(), stderr);
+      }
       return kUsageExit;
     }
   }
@@ -203,11 +262,13 @@ int run_nbc_command(NbcRun& run, const std::string& command_line, int thread_lev
       ++done_points;
     }
   }
+  const int resumed_points = done_points;
   output::ProgressBar bar(std::cerr, rank == 0 && run.bar, total, static_cast<int>(keys.size()));
   const auto save = [&](bool complete) {
     if (rank != 0) return;
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                            .count() + run.resumed_wall_s;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() +
+        run.resumed_wall_s;
     const output::NbcRunSummary summary{complete, wall, sweep.calibration_s(),
                                         sweep.sync_quality()};
     if (!run.output.empty()) {
@@ -243,7 +304,8 @@ int run_nbc_command(NbcRun& run, const std::string& command_line, int thread_lev
   if (rank == 0) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::cout << fmt::format("# {} points in {}, {} of it calibrating\n", keys.size(),
+    std::cout << fmt::format("# {} points measured in {}, {} of it calibrating\n",
+                             keys.size() - static_cast<std::size_t>(resumed_points),
                              format_duration(wall), format_duration(sweep.calibration_s()));
     if (!run.output.empty()) std::cout << "results written to " << run.output << '\n';
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,15 +15,17 @@
 
 namespace overlap::apps {
 
+// The sweep options are unset unless given: with --resume the sweep comes from the file,
+// and giving them too is an error rather than a silent mix of two sweeps.
 struct NbcOptions {
-  std::string ops = "ibcast";
-  std::string comm_times = "1ms:16ms";
-  std::string comp_times = "1ms:16ms";
-  std::string iterations = "15";
-  std::string warmup = "2";
-  std::string calibration_runs = "5";
-  std::string tolerance = "10%";
-  std::string max_buffer = "1GiB";
+  std::optional<std::string> ops;               // default ibcast
+  std::optional<std::string> comm_times;        // default 1ms:16ms
+  std::optional<std::string> comp_times;        // default 1ms:16ms
+  std::optional<std::string> iterations;        // default 15
+  std::optional<std::string> warmup;            // default 2
+  std::optional<std::string> calibration_runs;  // default 5
+  std::optional<std::string> tolerance;         // default 10%
+  std::optional<std::string> max_buffer;        // default 1GiB
   std::string threads = "auto";
   std::string dedicate_cores = "0";
   std::string clock = "monotonic";

@@ -3,9 +3,12 @@
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "apps/impact_command.hpp"
 #include "apps/launcher_rank.hpp"
@@ -24,7 +27,15 @@ std::string join_arguments(int argc, char** argv) {
 }
 
 int usage_error(const std::string& message) {
-  if (overlap::apps::is_first_rank()) std::cerr << "overlap-bench: " << message << '\n';
+  if (overlap::apps::is_first_rank()) {
+    // One write: a launcher's own messages must not land inside the line.
+    const std::string line = "overlap-bench: " + message + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  } else {
+    // Let rank 0's line out before the launcher sees other ranks fail and aborts the job.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   return kUsageExit;
 }
 

@@ -32,7 +32,8 @@ bool parse_number(std::string_view text, double& value) {
 
 double positive_duration(std::string_view item, std::string_view what) {
   const double d = parse_duration(item, what);
-  if (d <= 0) throw UsageError(fmt::format("{}: '{}' is not allowed; times must be > 0", what, item));
+  if (d <= 0)
+    throw UsageError(fmt::format("{}: '{}' is not allowed; times must be > 0", what, item));
   return d;
 }
 
@@ -40,9 +41,10 @@ double positive_duration(std::string_view item, std::string_view what) {
 
 std::vector<double> parse_duration_list(std::string_view text, std::string_view what) {
   const auto usage = [&](const std::string& why) {
-    return UsageError(fmt::format("{}: '{}' is not a list of times; {} (allowed: e.g. "
-                                  "1ms,4ms,16ms or the log2 range 1ms:64ms)",
-                                  what, text, why));
+    return UsageError(
+        fmt::format("{}: '{}' is not a list of times; {} (allowed: e.g. "
+                    "1ms,4ms,16ms or the log2 range 1ms:64ms)",
+                    what, text, why));
   };
   if (text.empty()) throw usage("it is empty");
   std::vector<double> values;
@@ -75,8 +77,8 @@ std::vector<std::string> parse_name_list(std::string_view text, std::string_view
   std::vector<std::string> names;
   for (std::string_view item : split(text, ',')) {
     if (item.empty()) {
-      throw UsageError(fmt::format("{}: '{}' has an empty item; expected comma-separated names",
-                                   what, text));
+      throw UsageError(
+          fmt::format("{}: '{}' has an empty item; expected comma-separated names", what, text));
     }
     if (std::find(names.begin(), names.end(), item) == names.end()) names.emplace_back(item);
   }

@@ -38,8 +38,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 // One iteration on one rank, local clock unless named global.
 struct NbcSweep::Iteration {
-  double comm_start = 0, comm_end = 0;  // bare collective
-  double comp_ref = 0;                  // bare computation
+  double comm_start = 0, comm_end = 0;    // bare collective
+  double comp_ref = 0;                    // bare computation
   double t1 = 0, t2 = 0, t3 = 0, t4 = 0;  // overlap run (Algorithm 1)
 };
 
@@ -53,8 +53,8 @@ NbcSweep::NbcSweep(MPI_Comm comm, const clock::ClockSource& clock, NbcConfig con
     : comm_(comm), clock_(clock), config_(std::move(config)) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
-  sync_ = std::make_unique<clock::GroupSync>(comm, clock, clock::SyncScheme::log,
-                                             config_.estimator);
+  sync_ =
+      std::make_unique<clock::GroupSync>(comm, clock, clock::SyncScheme::log, config_.estimator);
   sync_->run_pass();
   const double first = clock.now();
   while (clock.now() - first < config_.sync_span_s) {
@@ -143,8 +143,8 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(NbcOperation& op, double target) {
   };
   const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
   if (!r.converged) {
-    return {false, 0, "message size not calibrated for " + format_duration(target) + ": " +
-                          r.reason};
+    return {false, 0,
+            "message size not calibrated for " + format_duration(target) + ": " + r.reason};
   }
   last_comm_[op.op()] = {r.size, r.time};
   return {true, r.size, ""};
@@ -163,8 +163,8 @@ NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
   };
   const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
   if (!r.converged) {
-    return {false, 0, "computation not calibrated for " + format_duration(target) + ": " +
-                          r.reason};
+    return {false, 0,
+            "computation not calibrated for " + format_duration(target) + ": " + r.reason};
   }
   last_comp_ = {r.size, r.time};
   return {true, r.size, ""};
@@ -242,14 +242,13 @@ NbcPointRecord NbcSweep::reduce(const NbcPointKey& key, std::vector<Iteration>& 
   const auto n = static_cast<int>(its.size());
   std::vector<double> mine;
   for (const Iteration& it : its) {
-    mine.insert(mine.end(), {model.to_global(it.comm_start), model.to_global(it.comm_end),
-                             it.comp_ref, model.to_global(it.t1), it.t2 - it.t1, it.t3 - it.t2,
-                             it.t4 - it.t3, model.to_global(it.t4), it.comm_end - it.comm_start,
-                             it.t4 - it.t1});
+    mine.insert(mine.end(),
+                {model.to_global(it.comm_start), model.to_global(it.comm_end), it.comp_ref,
+                 model.to_global(it.t1), it.t2 - it.t1, it.t3 - it.t2, it.t4 - it.t3,
+                 model.to_global(it.t4), it.comm_end - it.comm_start, it.t4 - it.t1});
   }
   std::vector<double> all(rank_ == 0 ? mine.size() * static_cast<std::size_t>(size_) : 0);
-  MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0,
-             comm_);
+  MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0, comm_);
   NbcPointRecord rec;
   rec.key = key;
   rec.iterations = n;

@@ -8,14 +8,10 @@ namespace overlap::bench {
 namespace {
 
 constexpr std::pair<NbcOp, std::string_view> kNames[] = {
-    {NbcOp::ibcast, "ibcast"},
-    {NbcOp::ireduce, "ireduce"},
-    {NbcOp::iallreduce, "iallreduce"},
-    {NbcOp::iallgather, "iallgather"},
-    {NbcOp::ialltoall, "ialltoall"},
-    {NbcOp::igather, "igather"},
-    {NbcOp::iscatter, "iscatter"},
-    {NbcOp::ireduce_scatter_block, "ireduce_scatter_block"},
+    {NbcOp::ibcast, "ibcast"},         {NbcOp::ireduce, "ireduce"},
+    {NbcOp::iallreduce, "iallreduce"}, {NbcOp::iallgather, "iallgather"},
+    {NbcOp::ialltoall, "ialltoall"},   {NbcOp::igather, "igather"},
+    {NbcOp::iscatter, "iscatter"},     {NbcOp::ireduce_scatter_block, "ireduce_scatter_block"},
     {NbcOp::ibarrier, "ibarrier"},
 };
 
@@ -26,15 +22,21 @@ bool is_reduction(NbcOp op) {
 // Buffer lengths in messages (elements x this) for send and receive.
 std::pair<long, long> buffer_factors(NbcOp op, int p) {
   switch (op) {
-    case NbcOp::ibcast: return {1, 0};
+    case NbcOp::ibcast:
+      return {1, 0};
     case NbcOp::ireduce:
-    case NbcOp::iallreduce: return {1, 1};
+    case NbcOp::iallreduce:
+      return {1, 1};
     case NbcOp::iallgather:
-    case NbcOp::igather: return {1, p};
-    case NbcOp::ialltoall: return {p, p};
+    case NbcOp::igather:
+      return {1, p};
+    case NbcOp::ialltoall:
+      return {p, p};
     case NbcOp::iscatter:
-    case NbcOp::ireduce_scatter_block: return {p, 1};
-    case NbcOp::ibarrier: return {0, 0};
+    case NbcOp::ireduce_scatter_block:
+      return {p, 1};
+    case NbcOp::ibarrier:
+      return {0, 0};
   }
   return {0, 0};
 }
@@ -109,17 +111,33 @@ MPI_Request NbcOperation::start() {
   void* s = send_.data();
   void* r = recv_.data();
   switch (op_) {
-    case NbcOp::ibcast: MPI_Ibcast(s, n, type, 0, comm_, &req); break;
-    case NbcOp::ireduce: MPI_Ireduce(s, r, n, type, MPI_SUM, 0, comm_, &req); break;
-    case NbcOp::iallreduce: MPI_Iallreduce(s, r, n, type, MPI_SUM, comm_, &req); break;
-    case NbcOp::iallgather: MPI_Iallgather(s, n, type, r, n, type, comm_, &req); break;
-    case NbcOp::ialltoall: MPI_Ialltoall(s, n, type, r, n, type, comm_, &req); break;
-    case NbcOp::igather: MPI_Igather(s, n, type, r, n, type, 0, comm_, &req); break;
-    case NbcOp::iscatter: MPI_Iscatter(s, n, type, r, n, type, 0, comm_, &req); break;
+    case NbcOp::ibcast:
+      MPI_Ibcast(s, n, type, 0, comm_, &req);
+      break;
+    case NbcOp::ireduce:
+      MPI_Ireduce(s, r, n, type, MPI_SUM, 0, comm_, &req);
+      break;
+    case NbcOp::iallreduce:
+      MPI_Iallreduce(s, r, n, type, MPI_SUM, comm_, &req);
+      break;
+    case NbcOp::iallgather:
+      MPI_Iallgather(s, n, type, r, n, type, comm_, &req);
+      break;
+    case NbcOp::ialltoall:
+      MPI_Ialltoall(s, n, type, r, n, type, comm_, &req);
+      break;
+    case NbcOp::igather:
+      MPI_Igather(s, n, type, r, n, type, 0, comm_, &req);
+      break;
+    case NbcOp::iscatter:
+      MPI_Iscatter(s, n, type, r, n, type, 0, comm_, &req);
+      break;
     case NbcOp::ireduce_scatter_block:
       MPI_Ireduce_scatter_block(s, r, n, type, MPI_SUM, comm_, &req);
       break;
-    case NbcOp::ibarrier: MPI_Ibarrier(comm_, &req); break;
+    case NbcOp::ibarrier:
+      MPI_Ibarrier(comm_, &req);
+      break;
   }
   return req;
 }

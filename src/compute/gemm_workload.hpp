@@ -10,8 +10,8 @@
 namespace overlap::compute {
 
 struct GemmRun {
-  double slowest_s = 0;            // the slowest thread's GEMM
-  std::vector<double> thread_s;    // each thread's GEMM
+  double slowest_s = 0;          // the slowest thread's GEMM
+  std::vector<double> thread_s;  // each thread's GEMM
 };
 
 class GemmWorkload {

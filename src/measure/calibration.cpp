@@ -82,8 +82,8 @@ std::optional<long> refine(const std::vector<CalibrationSample>& samples, const 
   if (!inside(guess)) guess = interpolate_size(target, {*b.largest_below, *b.smallest_above});
   long next = inside(guess) && !bisect ? std::lround(guess) : lo + (hi - lo) / 2;
   next = std::clamp(next, lo + 1, hi - 1);
-  const bool seen = std::any_of(samples.begin(), samples.end(),
-                                [&](const auto& s) { return s.size == next; });
+  const bool seen =
+      std::any_of(samples.begin(), samples.end(), [&](const auto& s) { return s.size == next; });
   if (seen) next = lo + (hi - lo) / 2;
   return next;
 }
@@ -170,9 +170,9 @@ CalibrationResult calibrate(double target, const std::function<double(long)>& co
     }
     Bracket b = bracket(result.samples, target);
     std::optional<long> next;
-    const EndCheck check = b.below && b.above ? remeasure_suspicious_ends(
-                                                    result.samples, b, remeasured, counted_cost)
-                                              : EndCheck::fine;
+    const EndCheck check =
+        b.below && b.above ? remeasure_suspicious_ends(result.samples, b, remeasured, counted_cost)
+                           : EndCheck::fine;
     if (check == EndCheck::real_jump) {
       return finish(false, "no size is within " +
                                std::to_string(std::lround(config.tolerance * 100)) + " % of " +
@@ -192,9 +192,10 @@ CalibrationResult calibrate(double target, const std::function<double(long)>& co
     if (b.below && b.above) {
       next = refine(result.samples, b, target, same_side >= 2);
       if (!next) {
-        return finish(false, "no size is within " + std::to_string(std::lround(
-                                 config.tolerance * 100)) + " % of " + format_duration(target) +
-                                 ": " + describe(*b.below) + ", " + describe(*b.above));
+        return finish(false, "no size is within " +
+                                 std::to_string(std::lround(config.tolerance * 100)) + " % of " +
+                                 format_duration(target) + ": " + describe(*b.below) + ", " +
+                                 describe(*b.above));
       }
     } else if (b.below) {  // everything measured is too fast: grow
       const CalibrationSample& from = *b.largest_below;
@@ -203,23 +204,25 @@ CalibrationResult calibrate(double target, const std::function<double(long)>& co
                                  format_duration(target));
       }
       const double factor = std::clamp(target / from.time, kMinStep, kMaxStep);
-      next = std::min(config.max_size,
-                      std::max(from.size + 1, std::lround(static_cast<double>(from.size) * factor)));
+      next =
+          std::min(config.max_size,
+                   std::max(from.size + 1, std::lround(static_cast<double>(from.size) * factor)));
     } else {  // everything measured is too slow: shrink
       const CalibrationSample& from = *b.smallest_above;
       if (from.size <= config.min_size) {
-        return finish(false, "even the smallest " + describe(from) + ", above " +
-                                 format_duration(target));
+        return finish(false,
+                      "even the smallest " + describe(from) + ", above " + format_duration(target));
       }
       const double factor = std::clamp(from.time / target, kMinStep, kMaxStep);
-      next = std::max(config.min_size,
-                      std::min(from.size - 1, std::lround(static_cast<double>(from.size) / factor)));
+      next =
+          std::max(config.min_size,
+                   std::min(from.size - 1, std::lround(static_cast<double>(from.size) / factor)));
     }
     size = *next;
   }
   std::ostringstream out;
-  out << "not within " << std::lround(config.tolerance * 100) << " % of "
-      << format_duration(target) << " after " << config.max_steps << " measurements";
+  out << "not within " << std::lround(config.tolerance * 100) << " % of " << format_duration(target)
+      << " after " << config.max_steps << " measurements";
   return finish(false, out.str());
 }
 

@@ -16,8 +16,8 @@ struct CalibrationConfig {
   double tolerance = 0.1;  // |time - target| <= tolerance * target
   long min_size = 1;
   long max_size = 1L << 30;
-  long initial_size = 0;   // first guess; 0 means min_size
-  int max_steps = 20;      // measurements, the first one and any repeats included
+  long initial_size = 0;  // first guess; 0 means min_size
+  int max_steps = 20;     // measurements, the first one and any repeats included
 };
 
 struct CalibrationSample {
@@ -27,9 +27,9 @@ struct CalibrationSample {
 
 struct CalibrationResult {
   bool converged = false;
-  long size = 0;      // converged: the size found; otherwise the closest one measured
-  double time = 0;    // its measured time
-  std::string reason; // empty when converged; one line otherwise
+  long size = 0;       // converged: the size found; otherwise the closest one measured
+  double time = 0;     // its measured time
+  std::string reason;  // empty when converged; one line otherwise
   std::vector<CalibrationSample> samples;  // in the order measured
 };
 

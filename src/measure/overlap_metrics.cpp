@@ -70,12 +70,18 @@ Diagnosis diagnose(const OverlapTimes& t, const DiagnosisThresholds& th) {
 
 std::string_view to_string(Diagnosis d) {
   switch (d) {
-    case Diagnosis::overlap: return "overlap";
-    case Diagnosis::partial_overlap: return "partial_overlap";
-    case Diagnosis::no_progression: return "no_progression";
-    case Diagnosis::computation_slowdown: return "computation_slowdown";
-    case Diagnosis::contention_without_overlap: return "contention_without_overlap";
-    case Diagnosis::invalid: return "invalid";
+    case Diagnosis::overlap:
+      return "overlap";
+    case Diagnosis::partial_overlap:
+      return "partial_overlap";
+    case Diagnosis::no_progression:
+      return "no_progression";
+    case Diagnosis::computation_slowdown:
+      return "computation_slowdown";
+    case Diagnosis::contention_without_overlap:
+      return "contention_without_overlap";
+    case Diagnosis::invalid:
+      return "invalid";
   }
   return "invalid";
 }

@@ -35,10 +35,10 @@ std::optional<double> progressed_fraction(const OverlapTimes& t);
 
 // Per-rank local durations of the same iterations, reduced the way each benchmark does.
 struct RankDurations {
-  double overall = 0;   // t4 - t1 on this rank, overlap run
-  double compute = 0;   // t3 - t2 on this rank, overlap run
-  double pure_comm = 0; // NBC + Wait alone on this rank
-  double cpu_ref = 0;   // computation alone on this rank
+  double overall = 0;    // t4 - t1 on this rank, overlap run
+  double compute = 0;    // t3 - t2 on this rank, overlap run
+  double pure_comm = 0;  // NBC + Wait alone on this rank
+  double cpu_ref = 0;    // computation alone on this rank
 };
 // OSU micro-benchmarks: max(0, 100 - 100 (overall - compute) / pure), each term the mean
 // over ranks. nullopt if there are no ranks or the mean pure time is not positive.

@@ -24,8 +24,9 @@ std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.0f}
 void print_nbc_header(std::ostream& out, const bench::RunContext& ctx) {
   fmt::print(out, "# overlap-bench nbc: {} ({}), P = {}, {} computation thread(s) per rank\n",
              ctx.label, ctx.mpi_library, ctx.size, ctx.threads);
-  fmt::print(out, "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
-                  "{:>5}  {}\n",
+  fmt::print(out,
+             "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
+             "{:>5}  {}\n",
              "op", "comm", "comp", "msg", "n", "t_comm", "t_comp", "t_meas", "r_ovh", "r_comm",
              "r_slow", "OSU", "IMB", "diagnosis");
 }
@@ -39,8 +40,9 @@ void print_nbc_point(std::ostream& out, const bench::NbcPointRecord& p) {
     return;
   }
   const auto& t = p.times;
-  fmt::print(out, "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
-                  "{:>5}  {}\n",
+  fmt::print(out,
+             "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
+             "{:>5}  {}\n",
              op, comm, comp, p.msg_bytes ? bytes(*p.msg_bytes) : "-",
              p.comp_size ? std::to_string(*p.comp_size) : "-", format_duration(t.t_comm_ref),
              format_duration(t.t_comp_ref), format_duration(t.t_measured), ratio(p.r_overhead),
@@ -52,8 +54,8 @@ void print_impact(std::ostream& out, const bench::RunContext& ctx,
                   const std::vector<bench::ImpactPoint>& points) {
   fmt::print(out, "# overlap-bench impact: {} ({}), P = {}, {} computation thread(s) per rank\n",
              ctx.label, ctx.mpi_library, ctx.size, ctx.threads);
-  fmt::print(out, "{:>10} {:>12} {:>12} {:>8}  {}\n", "comp", "r_impact max", "median",
-             "n (r0)", "per rank: before MPI_Init -> MPI idle");
+  fmt::print(out, "{:>10} {:>12} {:>12} {:>8}  {}\n", "comp", "r_impact max", "median", "n (r0)",
+             "per rank: before MPI_Init -> MPI idle");
   for (const auto& p : points) {
     if (!p.valid) {
       fmt::print(out, "{:>10} invalid: {}\n", format_duration(p.target_comp_s), p.invalid_reason);
@@ -61,8 +63,9 @@ void print_impact(std::ostream& out, const bench::RunContext& ctx,
     }
     std::string detail;
     for (const auto& r : p.ranks) {
-      detail += fmt::format("{}{}: {} -> {}", detail.empty() ? "" : ", ", r.rank,
-                            format_duration(r.t_comp_ref_s), format_duration(r.t_comp_passive_mpi_s));
+      detail +=
+          fmt::format("{}{}: {} -> {}", detail.empty() ? "" : ", ", r.rank,
+                      format_duration(r.t_comp_ref_s), format_duration(r.t_comp_passive_mpi_s));
     }
     fmt::print(out, "{:>10} {:>12.3f} {:>12.3f} {:>8}  {}\n", format_duration(p.target_comp_s),
                p.r_mpi_impact_max, p.r_mpi_impact_median, p.ranks.front().comp_size, detail);

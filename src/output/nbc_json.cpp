@@ -55,8 +55,8 @@ json nbc_point_to_json(const bench::NbcPointRecord& p) {
           {"osu_overlap_pct", p.valid ? or_null(p.osu_overlap_pct) : json(nullptr)},
           {"imb_overlap_pct", p.valid ? or_null(p.imb_overlap_pct) : json(nullptr)},
           {"diagnosis", std::string(measure::to_string(p.diagnosis))},
-          {"diagnosis_text", p.valid ? std::string(measure::explain(p.diagnosis))
-                                     : "Invalid: " + p.invalid_reason},
+          {"diagnosis_text",
+           p.valid ? std::string(measure::explain(p.diagnosis)) : "Invalid: " + p.invalid_reason},
           {"calibration_s", p.calibration_s},
           {"elapsed_s", p.elapsed_s}};
 }

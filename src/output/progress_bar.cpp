@@ -18,7 +18,10 @@ std::string format_eta(double seconds) {
 }
 
 ProgressBar::ProgressBar(std::ostream& out, bool enabled, double total_weight, int total_points)
-    : out_(out), enabled_(enabled), total_(total_weight), total_points_(total_points),
+    : out_(out),
+      enabled_(enabled),
+      total_(total_weight),
+      total_points_(total_points),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(double done_weight, int points, const std::string& now) {

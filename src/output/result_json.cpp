@@ -1,6 +1,7 @@
 #include "output/result_json.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -50,19 +51,24 @@ void write_json_file(const std::string& path, const nlohmann::json& doc) {
 
 nlohmann::json read_result_file(const std::string& path, const std::string& benchmark,
                                 int schema_version) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw UsageError("'" + path + "' is not a readable file");
+  }
   std::ifstream in(path);
   if (!in) throw UsageError("cannot read '" + path + "'");
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
+  } catch (const std::exception&) {
     throw UsageError("'" + path + "' is not a JSON result file");
   }
   if (!doc.is_object() || doc.value("benchmark", "") != benchmark) {
     throw UsageError("'" + path + "' is not an overlap-bench " + benchmark + " result");
   }
   if (doc.value("schema_version", -1) != schema_version) {
-    throw UsageError("'" + path + "' has schema_version " + doc.value("schema_version", nlohmann::json()).dump() +
+    throw UsageError("'" + path + "' has schema_version " +
+                     doc.value("schema_version", nlohmann::json()).dump() +
                      "; this overlap-bench reads " + std::to_string(schema_version));
   }
   return doc;

@@ -24,7 +24,8 @@ TEST(DurationList, RangesAreLog2Ladders) {
 }
 
 TEST(DurationList, BadListsNameTheOptionAndValue) {
-  for (const char* bad : {"", "1ms,,4ms", "4ms:1ms", "5parsecs", "0ms", "1ms:", "1ns:1000000000000s"}) {
+  for (const char* bad :
+       {"", "1ms,,4ms", "4ms:1ms", "5parsecs", "0ms", "1ms:", "1ns:1000000000000s"}) {
     try {
       parse_duration_list(bad, "--comm-times");
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -14,7 +14,12 @@ double gemm(long n) { return 2.0 * std::pow(static_cast<double>(n), 3) / 20e9; }
 TEST(Calibration, ConvergesOnALinkWithinTolerance) {
   for (double target : {1e-4, 1e-3, 4e-3, 64e-3, 0.5}) {
     int calls = 0;
-    const auto r = calibrate(target, [&](long s) { ++calls; return link(s); }, {});
+    const auto r = calibrate(target,
+                             [&](long s) {
+                               ++calls;
+                               return link(s);
+                             },
+                             {});
     ASSERT_TRUE(r.converged) << target << ": " << r.reason;
     EXPECT_LE(std::abs(link(r.size) - target), 0.1 * target);
     EXPECT_EQ(r.time, link(r.size));

@@ -8,6 +8,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 CASES = [
     (["sync", "--bogus"], "--bogus"),
@@ -23,7 +24,39 @@ CASES = [
     (["sync", "--output", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
+    (["nbc", "--op", "ibcastt"], "'ibcastt'"),
+    (["nbc", "--op", "ibcast,"], "'ibcast,'"),
+    (["nbc", "--comm-times", ""], "--comm-times: ''"),
+    (["nbc", "--comp-times", "1ms,,4ms"], "'1ms,,4ms'"),
+    (["nbc", "--comp-times", "4ms:1ms"], "'4ms:1ms'"),
+    (["nbc", "--comm-times", "5parsecs"], "'5parsecs'"),
+    (["nbc", "--comm-times", "0ms"], "'0ms'"),
+    (["nbc", "--tolerance", "150%"], "'150%'"),
+    (["nbc", "--max-buffer", "12XB"], "'12XB'"),
+    (["nbc", "--iterations", "0"], "'0'"),
+    (["nbc", "--bar", "sometimes"], "'sometimes'"),
+    (["nbc", "--resume", "/nonexistent/file.json"], "'/nonexistent/file.json'"),
+    (["nbc", "--dedicate-cores", "64"], "'64'"),
+    (["impact", "--comp-times", "abc"], "'abc'"),
+    (["impact", "--runs", "-1"], "'-1'"),
 ]
+
+
+def file_cases(tmp):
+    """Cases that need a file: --resume of something that is not an nbc result."""
+    not_json = os.path.join(tmp, "not-json.json")
+    with open(not_json, "w") as f:
+        f.write("this is not JSON {\n")
+    sync = os.path.join(tmp, "sync-result.json")
+    with open(sync, "w") as f:
+        f.write('{"schema_version":1,"benchmark":"sync"}\n')
+    missing = os.path.join(tmp, "missing.json")  # its directory exists
+    return [
+        (["nbc", "--resume", not_json], f"'{not_json}'"),
+        (["nbc", "--resume", sync], f"'{sync}'"),
+        (["nbc", "--resume", missing], f"'{missing}'"),
+        (["nbc", "--resume", tmp], f"'{tmp}'"),  # a directory
+    ]
 
 
 def main():
@@ -38,14 +71,16 @@ def main():
     if args.flavor == "openmpi":
         launch.insert(1, "--oversubscribe")
     failures = 0
-    for argv, needle in CASES:
-        for prefix in ([], launch):
-            cmd = prefix + [args.bench] + argv
-            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-            ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
-            ok = p.returncode == 2 and len(ours) == 1 and needle in ours[0]
-            print(("ok   " if ok else "FAIL ") + " ".join(cmd) + f"  -> rc={p.returncode} {ours}")
-            failures += not ok
+    with tempfile.TemporaryDirectory() as tmp:
+        for argv, needle in CASES + file_cases(tmp):
+            for prefix in ([], launch):
+                cmd = prefix + [args.bench] + argv
+                p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+                ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
+                ok = p.returncode == 2 and len(ours) == 1 and needle in ours[0]
+                shown = " ".join(a if a else "''" for a in cmd)
+                print(("ok   " if ok else "FAIL ") + shown + f"  -> rc={p.returncode} {ours}")
+                failures += not ok
     sys.exit(1 if failures else 0)
 
 

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""overlap-report: figures and a summary from `overlap-bench nbc` / `impact` result files.
+
+    overlap-report FILE.json [MORE.json ...] [-o DIR]
+
+Writes into DIR: r_overhead_<op>.png/.svg, concurrency_<op>.png/.svg, impact.png/.svg
+(only with impact files), summary.md, summary.html and manifest.json. Every input is
+checked before anything is written: a bad file costs one line on stderr and exit code 2.
+See docs/report.md.
+"""
+import argparse
+import atexit
+import json
+import os
+import re
+import shutil
+import struct
+import sys
+import tempfile
+from pathlib import Path
+
+from report_inputs import InputError, all_ops, assign_titles, load_run
+
+PROG = "overlap-report"
+DEFAULT_OUTPUT = "overlap-report-out"
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog=PROG, description="Heatmaps, histograms and a per-point diagnosis from "
+        "overlap-bench nbc and impact result files (any mix; one run per file).")
+    ap.add_argument("files", nargs="+", metavar="FILE.json", help="result files")
+    ap.add_argument("-o", "--output-dir", default=DEFAULT_OUTPUT, metavar="DIR",
+                    help=f"directory for images and summaries (default: {DEFAULT_OUTPUT})")
+    return ap.parse_args(argv)
+
+
+def fail(message):
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def load_all(files):
+    """All runs, or None after printing one line per bad file: a user fixing inputs
+    wants to see every broken file at once, not one per attempt."""
+    runs, bad = [], 0
+    for name in files:
+        try:
+            runs.append(load_run(name))
+        except InputError as e:
+            fail(f"{name}: {e}")
+            bad += 1
+    return None if bad else assign_titles(runs)
+
+
+def warn_partial(runs):
+    """Partial sweeps are accepted (the file is rewritten after every point, so a killed
+    job still has a story to tell) but the reader must know."""
+    for run in runs:
+        if run.benchmark == "nbc":
+            have = sum(len(run.point_map(op)) for op in run.ops())
+            total = have + sum(len(run.missing(op)) for op in run.ops())
+            if not run.complete:
+                fail(f"warning: {run.path}: incomplete sweep ({have} of {total} points); "
+                     "reporting what is there")
+            if run.duplicates:
+                fail(f"warning: {run.path}: {run.duplicates} point(s) measured twice; "
+                     "using the last of each")
+        elif not run.complete:
+            fail(f"warning: {run.path}: incomplete impact run; reporting what is there")
+
+
+def ensure_mpl_config():
+    """matplotlib wants writable config and cache dirs and complains on stderr without
+    them (read-only homes on clusters); a private temp dir keeps stderr for our lines."""
+    if "MPLCONFIGDIR" in os.environ:
+        return
+    home = Path.home()
+    wanted = (Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+              Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib")
+    if not all(_writable(d) for d in wanted):
+        private = tempfile.mkdtemp(prefix="overlap-report-mpl-")
+        atexit.register(shutil.rmtree, private, True)
+        os.environ["MPLCONFIGDIR"] = private
+
+
+def _writable(path):
+    """Whether `path` exists writable or could be created: its first existing ancestor
+    decides."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return os.access(path, os.W_OK)
+
+
+def png_size(path):
+    """(width, height) from the IHDR chunk: the truth for the manifest."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return struct.unpack(">II", head[16:24])
+
+
+def safe_name(op):
+    # Ops come from the input file; never let one pick a path outside DIR.
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", op)
+
+
+def render(nbc_runs, impact_runs, outdir):
+    """Draw everything; returns (manifest image entries, figure sections for the summary)."""
+    import report_plots as plots  # late: matplotlib is slow to import and not needed on errors
+
+    images, sections = [], []
+
+    def record(kind, op, files, size, panels):
+        for name in files:
+            w, h = png_size(outdir / name) if name.endswith(".png") else size
+            images.append({"file": name, "format": name.rsplit(".", 1)[1], "kind": kind,
+                           "op": op, "panels": panels, "width": w, "height": h})
+
+    for op in all_ops(nbc_runs):
+        runs = [r for r in nbc_runs if op in r.ops()]
+        files, size = plots.overhead_figure(runs, safe_name(op), outdir)
+        record("r_overhead", op, files, size, len(runs))
+        more, size = plots.concurrency_figure(runs, safe_name(op), outdir)
+        record("concurrency", op, more, size, 2 * len(runs))
+        sections.append((f"{op}: r_overhead, then r_comm and r_comp_slowdown", files + more))
+    if impact_runs:
+        files, size = plots.impact_figure(impact_runs, outdir)
+        record("impact", None, files, size, 1)
+        sections.append(("r_MPI_impact", files))
+    return images, sections
+
+
+def write_summaries(nbc_runs, impact_runs, sections, outdir):
+    from report_document import to_html, to_markdown
+    from report_summary import build_summary
+
+    blocks = build_summary(nbc_runs, impact_runs, sections)
+    (outdir / "summary.md").write_text(to_markdown(blocks), encoding="utf-8")
+    (outdir / "summary.html").write_text(to_html(blocks, "Overlap report"), encoding="utf-8")
+    return ["summary.md", "summary.html"]
+
+
+def write_manifest(runs, images, summaries, outdir):
+    from report_plots import DPI
+
+    manifest = {
+        "generator": PROG, "dpi": DPI,
+        "inputs": [{"file": str(r.path), "benchmark": r.benchmark, "title": r.title,
+                    "complete": r.complete} for r in runs],
+        "images": images, "summaries": summaries,
+    }
+    (outdir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    runs = load_all(args.files)
+    if runs is None:
+        return 2
+    warn_partial(runs)
+    outdir = Path(args.output_dir)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        fail(f"{outdir}: cannot create the output directory: {e.strerror or e}")
+        return 2
+    ensure_mpl_config()
+    nbc_runs = [r for r in runs if r.benchmark == "nbc"]
+    impact_runs = [r for r in runs if r.benchmark == "impact"]
+    try:
+        images, sections = render(nbc_runs, impact_runs, outdir)
+        summaries = write_summaries(nbc_runs, impact_runs, sections, outdir)
+        write_manifest(runs, images, summaries, outdir)
+    except OSError as e:
+        fail(f"{e.filename or outdir}: cannot write: {e.strerror or e}")
+        return 2
+    print(f"{PROG}: wrote {len(images)} images, {', '.join(summaries)} and manifest.json "
+          f"to {outdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Runs `overlap-bench impact` under mpiexec and checks the JSON it writes
+(docs/result-format.md): one point per computation time; a valid point has one entry per rank
+with positive reference and passive-MPI times, r_mpi_impact = passive / reference, and the
+point's max and median over ranks. An invalid point has a reason, no ranks and null ratios.
+
+At least one point must be valid: a run without any is retried once, visibly, because a loaded
+machine can make the per-rank calibrations miss their tolerance. Never asserts timings.
+Exit codes: 0 pass, 1 fail.
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+COMP_TIMES = ["2ms", "8ms"]
+COMP_TIMES_S = [0.002, 0.008]
+RUNS = 3
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(msg):
+    raise Failure(msg)
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def close(a, b, rel=1e-9):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def launcher(args):
+    cmd = [args.mpiexec, "-n", str(args.np)]
+    if args.flavor == "openmpi":
+        cmd[1:1] = ["--oversubscribe"]
+    return cmd
+
+
+def run(cmd, env, timeout=300):
+    print("+", " ".join(cmd), flush=True)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, err = proc.communicate()
+        print(out + err)
+        fail(f"no exit after {timeout} s")
+    print(out, end="")
+    if err:
+        print("[stderr]\n" + err, end="")
+    print(f"[exit {proc.returncode} after {time.monotonic() - t0:.1f} s]", flush=True)
+    return proc.returncode, out, err
+
+
+def check(doc, args):
+    if doc.get("schema_version") != 1:
+        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
+    if doc.get("benchmark") != "impact":
+        fail(f"benchmark {doc.get('benchmark')!r}, expected 'impact'")
+    if doc.get("complete") is not True:
+        fail(f"complete {doc.get('complete')!r}")
+    meta = doc["metadata"]
+    n = args.np
+    if meta.get("processes") != n:
+        fail(f"metadata.processes {meta.get('processes')!r}, ran {n}")
+    hosts = meta.get("hosts")
+    if not (isinstance(hosts, list) and len(hosts) == n):
+        fail(f"metadata.hosts {hosts!r} is not {n} host names")
+    if meta.get("mpi_flavor") != args.flavor:
+        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
+    if not (isinstance(meta.get("threads"), int) and meta["threads"] >= 1):
+        fail(f"metadata.threads {meta.get('threads')!r}")
+    if not (isinstance(meta.get("thread_level"), str)
+            and meta["thread_level"].startswith("MPI_THREAD_")):
+        fail(f"metadata.thread_level {meta.get('thread_level')!r}")
+    if not (isinstance(meta.get("label"), str) and meta["label"].startswith(args.flavor)):
+        fail(f"metadata.label {meta.get('label')!r}: the default label starts with the flavor")
+    if not isinstance(meta.get("environment"), dict):
+        fail(f"metadata.environment {meta.get('environment')!r} is not an object")
+    cfg = doc["config"]
+    if cfg.get("runs") != RUNS or len(cfg.get("comp_times_s", [])) != len(COMP_TIMES_S) or \
+            not all(close(a, b) for a, b in zip(cfg["comp_times_s"], COMP_TIMES_S)):
+        fail(f"config {cfg!r}, asked for {COMP_TIMES_S} x {RUNS} runs")
+
+    points = doc["points"]
+    targets = [p.get("target_comp_s") for p in points]
+    if len(points) != len(COMP_TIMES_S) or not all(is_num(t) for t in targets) or \
+            not all(sum(close(t, want) for t in targets) == 1 for want in COMP_TIMES_S):
+        fail(f"points for {targets}, expected exactly one per {COMP_TIMES_S}")
+    valid = 0
+    for p in points:
+        where = f"point {p['target_comp_s']}"
+        if not isinstance(p.get("valid"), bool):
+            fail(f"{where}: valid {p.get('valid')!r}")
+        if not p["valid"]:
+            if not (isinstance(p.get("invalid_reason"), str) and p["invalid_reason"].strip()):
+                fail(f"{where}: invalid without a reason")
+            if p.get("r_mpi_impact_max") is not None or p.get("r_mpi_impact_median") is not None:
+                fail(f"{where}: invalid, yet its ratios are not null")
+            if p.get("ranks"):
+                fail(f"{where}: invalid, yet it has ranks")
+            continue
+        valid += 1
+        if p.get("invalid_reason") != "":
+            fail(f"{where}: valid, yet invalid_reason {p.get('invalid_reason')!r}")
+        ranks = p["ranks"]
+        if [r.get("rank") for r in ranks] != list(range(n)):
+            fail(f"{where}: ranks {[r.get('rank') for r in ranks]}, expected 0..{n - 1}")
+        for r in ranks:
+            rw = f"{where} rank {r['rank']}"
+            if r.get("host") != hosts[r["rank"]]:
+                fail(f"{rw}: host {r.get('host')!r}, metadata says {hosts[r['rank']]!r}")
+            if not (isinstance(r.get("comp_size"), int) and r["comp_size"] > 0):
+                fail(f"{rw}: comp_size {r.get('comp_size')!r}")
+            ref, passive = r.get("t_comp_ref_s"), r.get("t_comp_passive_mpi_s")
+            if not (is_num(ref) and ref > 0 and is_num(passive) and passive > 0):
+                fail(f"{rw}: times {ref!r} / {passive!r} are not positive")
+            if not (is_num(r.get("r_mpi_impact")) and close(r["r_mpi_impact"], passive / ref)):
+                fail(f"{rw}: r_mpi_impact {r.get('r_mpi_impact')!r}, "
+                     f"passive / ref = {passive / ref!r}")
+        impacts = [r["r_mpi_impact"] for r in ranks]
+        if not (is_num(p.get("r_mpi_impact_max")) and close(p["r_mpi_impact_max"], max(impacts))):
+            fail(f"{where}: r_mpi_impact_max {p.get('r_mpi_impact_max')!r}, "
+                 f"max over ranks {max(impacts)!r}")
+        median = statistics.median(impacts)
+        if not (is_num(p.get("r_mpi_impact_median"))
+                and close(p["r_mpi_impact_median"], median)):
+            fail(f"{where}: r_mpi_impact_median {p.get('r_mpi_impact_median')!r}, "
+                 f"median over ranks {median!r}")
+    return valid
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
+    ap.add_argument("--np", type=int, required=True)
+    args = ap.parse_args()
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    tmp = tempfile.mkdtemp(prefix="check_impact.")
+    try:
+        for attempt in (1, 2):
+            out = os.path.join(tmp, "impact.json")
+            rc, stdout, stderr = run(launcher(args) + [
+                args.bench, "impact", "--comp-times", ",".join(COMP_TIMES), "--runs", str(RUNS),
+                "--output", out], env)
+            if rc != 0:
+                fail(f"exit code {rc}")
+            if any(l.startswith("overlap-bench:") for l in stderr.splitlines()):
+                fail("a successful run printed an overlap-bench: error line")
+            with open(out) as f:
+                doc = json.load(f)
+            valid = check(doc, args)
+            print(f"{len(doc['points'])} points, {valid} valid")
+            if valid:
+                break
+            if attempt == 1:
+                print("RETRY: no point calibrated on every rank (a loaded machine?); "
+                      "running once more", flush=True)
+        else:
+            fail("no valid point in two runs")
+    except (Failure, OSError, ValueError, KeyError) as e:
+        print(f"FAIL: {type(e).__name__ + ': ' if not isinstance(e, Failure) else ''}{e}")
+        print(f"(files kept in {tmp})")
+        sys.exit(1)
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,507 @@
+#!/usr/bin/python3
+"""Runs `overlap-bench nbc` under mpiexec and checks what it writes (docs/result-format.md).
+
+--mode sweep: a tiny real sweep; checks the JSON (metadata, one point per grid point, each
+  point either valid and self-consistent or invalid with every measured field null) and the
+  CSV (one row per point, same columns, same values). At least one point must be valid: a
+  run without any is retried once, visibly, because a loaded machine can make calibrations
+  miss their tolerance.
+--mode resume: interrupts a sweep (kills its process group) once the file holds some points,
+  resumes it with --resume, and checks that exactly the missing points were measured and the
+  earlier ones kept unchanged; a file from a run with another process count is refused.
+Never asserts timings. Exit codes: 0 pass, 1 fail.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
+             "contention_without_overlap"}
+TIME_FIELDS = ("t_comm_ref_s", "t_comp_ref_s", "t_measured_s", "t_measured_p25_s",
+               "t_measured_p75_s", "t_call_s", "t_comp_s", "t_wait_s")
+RATIO_FIELDS = ("r_overhead", "r_comm", "r_comp_slowdown", "osu_overlap_pct", "imb_overlap_pct")
+POINT_KEYS = {"op", "target_comm_s", "target_comp_s", "valid", "invalid_reason", "msg_bytes",
+              "comp_size", "iterations", *TIME_FIELDS, *RATIO_FIELDS, "diagnosis",
+              "diagnosis_text", "calibration_s", "elapsed_s"}
+
+# sweep: about 5 s at P = 2, 10 s at P = 3 on two cores.
+SWEEP = dict(ops=["ibcast", "iallreduce"], comm=["1ms", "2ms"], comp=["1ms", "2ms"],
+             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3"])
+# The same with more ranks than cores: MPICH (ch4:ucx) busy-polls, so a rank waiting for a
+# descheduled one loses a whole time slice and even a 1-byte collective takes several ms;
+# targets of 1-2 ms never calibrate. Longer targets, looser tolerance: about 15 s at P = 3.
+SWEEP_OVERSUBSCRIBED = dict(ops=["ibcast", "iallreduce"], comm=["16ms", "32ms"],
+                            comp=["8ms", "16ms"],
+                            extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
+                                   "--tolerance", "30%"])
+# resume: about 15 s at P = 2; the first points take longest (calibration).
+RESUME = dict(ops=["ibcast"], comm=["4ms", "16ms"], comp=["4ms", "16ms", "64ms"],
+              extra=["--iterations", "5"])
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(msg):
+    raise Failure(msg)
+
+
+def seconds(text):
+    m = re.fullmatch(r"([0-9.]+)\s*(ns|us|ms|s|min)", text)
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def close(a, b, rel=1e-9):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def launcher(args, np_):
+    cmd = [args.mpiexec, "-n", str(np_)]
+    if args.flavor == "openmpi":
+        cmd[1:1] = ["--oversubscribe"]
+    return cmd
+
+
+def bench_args(grid):
+    return (["nbc", "--op", ",".join(grid["ops"]), "--comm-times", ",".join(grid["comm"]),
+             "--comp-times", ",".join(grid["comp"]), "--sync-span", "0.2s", "--bar", "never"]
+            + grid["extra"])
+
+
+def grid_keys(grid):
+    return {(op, seconds(c), seconds(p)) for op in grid["ops"] for c in grid["comm"]
+            for p in grid["comp"]}
+
+
+def point_key(p, grid):
+    """(op, comm, comp) with the targets snapped to the grid's own values."""
+    for key in grid_keys(grid):
+        if p["op"] == key[0] and close(p["target_comm_s"], key[1]) and \
+                close(p["target_comp_s"], key[2]):
+            return key
+    fail(f"point {p['op']} {p['target_comm_s']} x {p['target_comp_s']} is not in the grid")
+
+
+def run(cmd, env, timeout=300):
+    print("+", " ".join(cmd), flush=True)
+    t0 = time.monotonic()
+    # Own session, so a timeout can take the ranks down with the launcher.
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        interrupt(proc)
+        out, err = proc.communicate()
+        print(out + err)
+        fail(f"no exit after {timeout} s: {' '.join(cmd)}")
+    p = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    print(p.stdout, end="")
+    if p.stderr:
+        print("[stderr]\n" + p.stderr, end="")
+    print(f"[exit {p.returncode} after {time.monotonic() - t0:.1f} s]", flush=True)
+    return p
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path} is not a readable JSON file: {e}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks of one result document.
+
+def check_metadata(doc, args, grid):
+    if doc.get("schema_version") != 1:
+        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
+    if doc.get("benchmark") != "nbc":
+        fail(f"benchmark {doc.get('benchmark')!r}, expected 'nbc'")
+    if not isinstance(doc.get("complete"), bool):
+        fail(f"complete is {doc.get('complete')!r}, not a boolean")
+    meta = doc["metadata"]
+    n = args.np
+    if meta.get("processes") != n:
+        fail(f"metadata.processes {meta.get('processes')!r}, ran {n}")
+    hosts = meta.get("hosts")
+    if not isinstance(hosts, list) or len(hosts) != n or not all(isinstance(h, str) and h
+                                                                  for h in hosts):
+        fail(f"metadata.hosts {hosts!r} is not {n} host names")
+    if meta.get("mpi_flavor") != args.flavor:
+        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
+    threads = meta.get("threads")
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        fail(f"metadata.threads {threads!r}")
+    if meta.get("dedicated_cores") != 0:
+        fail(f"metadata.dedicated_cores {meta.get('dedicated_cores')!r}, expected 0")
+    level = meta.get("thread_level")
+    if not (isinstance(level, str) and level.startswith("MPI_THREAD_")):
+        fail(f"metadata.thread_level {level!r}")
+    label = meta.get("label")
+    if not (isinstance(label, str) and label.startswith(args.flavor)):
+        fail(f"metadata.label {label!r}: the default label starts with the flavor")
+    envd = meta.get("environment")
+    if not isinstance(envd, dict) or not all(isinstance(v, str) for v in envd.values()):
+        fail(f"metadata.environment {envd!r} is not an object of strings")
+    for key in ("mpi_library", "mpi_standard", "clock_source", "command_line", "started_at"):
+        if not (isinstance(meta.get(key), str) and meta[key]):
+            fail(f"metadata.{key} {meta.get(key)!r}")
+    cs = meta.get("clock_sync")
+    if not isinstance(cs, dict):
+        fail(f"metadata.clock_sync {cs!r} is not an object")
+    if not (isinstance(cs.get("passes"), int) and cs["passes"] >= 2):
+        fail(f"clock_sync.passes {cs.get('passes')!r}: the sweep syncs twice before any point")
+    if not (isinstance(cs.get("barrier_late"), int) and cs["barrier_late"] >= 0):
+        fail(f"clock_sync.barrier_late {cs.get('barrier_late')!r}")
+    for key in ("max_rtt_s", "barrier_window_s"):
+        if not (is_num(cs.get(key)) and cs[key] >= 0):
+            fail(f"clock_sync.{key} {cs.get(key)!r}")
+
+    cfg = doc["config"]
+    if cfg.get("ops") != grid["ops"]:
+        fail(f"config.ops {cfg.get('ops')!r}, asked for {grid['ops']}")
+    for key, asked in (("comm_times_s", grid["comm"]), ("comp_times_s", grid["comp"])):
+        got = cfg.get(key)
+        want = [seconds(t) for t in asked]
+        if not (isinstance(got, list) and len(got) == len(want)
+                and all(is_num(g) and close(g, w) for g, w in zip(got, want))):
+            fail(f"config.{key} {got!r}, asked for {want}")
+    timing = doc.get("timing", {})
+    if not (is_num(timing.get("wall_s")) and timing["wall_s"] > 0
+            and is_num(timing.get("calibration_s")) and timing["calibration_s"] >= 0):
+        fail(f"timing {timing!r}")
+
+
+def check_point(p, cfg):
+    where = f"point {p.get('op')} {p.get('target_comm_s')} x {p.get('target_comp_s')}"
+    if set(p) != POINT_KEYS:
+        fail(f"{where}: keys differ from the documented ones: missing "
+             f"{sorted(POINT_KEYS - set(p))}, unexpected {sorted(set(p) - POINT_KEYS)}")
+    if not isinstance(p["valid"], bool):
+        fail(f"{where}: valid {p['valid']!r}")
+    if not (isinstance(p["diagnosis_text"], str) and p["diagnosis_text"]):
+        fail(f"{where}: empty diagnosis_text")
+    for key in ("calibration_s", "elapsed_s"):
+        if not (is_num(p[key]) and p[key] >= 0):
+            fail(f"{where}: {key} {p[key]!r}")
+    if p["elapsed_s"] < p["calibration_s"]:
+        fail(f"{where}: elapsed_s {p['elapsed_s']} < calibration_s {p['calibration_s']}")
+
+    if not p["valid"]:
+        if not (isinstance(p["invalid_reason"], str) and p["invalid_reason"].strip()):
+            fail(f"{where}: invalid without a reason")
+        if p["diagnosis"] != "invalid":
+            fail(f"{where}: invalid, yet diagnosis {p['diagnosis']!r}")
+        not_null = [k for k in TIME_FIELDS + RATIO_FIELDS if p[k] is not None]
+        if not_null:
+            fail(f"{where}: invalid, yet {not_null} are not null")
+        return
+
+    if p["invalid_reason"] != "":
+        fail(f"{where}: valid, yet invalid_reason {p['invalid_reason']!r}")
+    if p["diagnosis"] not in DIAGNOSES:
+        fail(f"{where}: diagnosis {p['diagnosis']!r} is not one of {sorted(DIAGNOSES)}")
+    if p["iterations"] != cfg["iterations"]:
+        fail(f"{where}: {p['iterations']!r} iterations, configured {cfg['iterations']}")
+    min_bytes = 0 if p["op"] == "ibarrier" else 1
+    if not (isinstance(p["msg_bytes"], int) and p["msg_bytes"] >= min_bytes):
+        fail(f"{where}: msg_bytes {p['msg_bytes']!r}")
+    if not (isinstance(p["comp_size"], int) and p["comp_size"] > 0):
+        fail(f"{where}: comp_size {p['comp_size']!r}")
+    for key in TIME_FIELDS:
+        if not (is_num(p[key]) and p[key] > 0):
+            fail(f"{where}: {key} {p[key]!r} is not a positive time")
+    for key in RATIO_FIELDS:
+        if not is_num(p[key]):
+            fail(f"{where}: {key} {p[key]!r} is not a finite number")
+    slack = 1e-12
+    if not (p["t_measured_p25_s"] - slack <= p["t_measured_s"] <= p["t_measured_p75_s"] + slack):
+        fail(f"{where}: t_measured_s {p['t_measured_s']} is not between its p25 "
+             f"{p['t_measured_p25_s']} and p75 {p['t_measured_p75_s']}")
+    comm, comp, meas = p["t_comm_ref_s"], p["t_comp_ref_s"], p["t_measured_s"]
+    expect = {
+        "r_overhead": (meas - max(comp, comm)) / min(comp, comm),
+        "r_comm": (p["t_call_s"] + p["t_wait_s"]) / comm,
+        "r_comp_slowdown": p["t_comp_s"] / comp,
+    }
+    for key, value in expect.items():
+        if not close(p[key], value):
+            fail(f"{where}: {key} {p[key]!r}, recomputed from the point's times {value!r}")
+    for key in ("osu_overlap_pct", "imb_overlap_pct"):
+        if not 0 <= p[key] <= 100:
+            fail(f"{where}: {key} {p[key]} outside [0, 100]")
+
+
+def check_points(doc, grid, expect_complete=True):
+    points = doc["points"]
+    keys = [point_key(p, grid) for p in points]
+    dups = {k for k in keys if keys.count(k) > 1}
+    if dups:
+        fail(f"points measured more than once: {sorted(dups)}")
+    if expect_complete:
+        missing = grid_keys(grid) - set(keys)
+        if missing or doc["complete"] is not True:
+            fail(f"complete={doc['complete']!r}, missing points {sorted(missing)}")
+    for p in points:
+        check_point(p, doc["config"])
+    return keys
+
+
+def csv_cell_matches(cell, value):
+    if value is None:
+        return cell == ""
+    if isinstance(value, bool):
+        return cell == ("true" if value else "false")
+    if isinstance(value, str):
+        return cell == value
+    try:
+        return math.isclose(float(cell), value, rel_tol=1e-6, abs_tol=1e-15)
+    except ValueError:
+        return False
+
+
+def check_csv(path, doc):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        fail(f"{path} is empty")
+    header, body = rows[0], rows[1:]
+    points = doc["points"]
+    keys = set(points[0]) if points else POINT_KEYS
+    if len(set(header)) != len(header) or set(header) != keys:
+        fail(f"CSV header {header} does not name the JSON point keys {sorted(keys)}")
+    if len(body) != len(points):
+        fail(f"CSV has {len(body)} rows, the JSON {len(points)} points")
+    for i, (row, p) in enumerate(zip(body, points), start=2):
+        if len(row) != len(header):
+            fail(f"CSV line {i} has {len(row)} columns, the header {len(header)}")
+        for col, cell in zip(header, row):
+            if not csv_cell_matches(cell, p[col]):
+                fail(f"CSV line {i}, column {col}: {cell!r}, the JSON says {p[col]!r}")
+
+
+def console_rows(stdout, grid):
+    """(op, comm, comp) of every point row in the console output."""
+    rows = []
+    for line in stdout.splitlines():
+        m = re.match(r"^(\w+)\s+([0-9.]+ (?:ns|us|ms|s|min))\s+([0-9.]+ (?:ns|us|ms|s|min))\s",
+                     line)
+        if m and m.group(1) in grid["ops"]:
+            rows.append(point_key({"op": m.group(1), "target_comm_s": seconds(m.group(2)),
+                                   "target_comp_s": seconds(m.group(3))}, grid))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+
+def sweep(args, env, tmp):
+    cores = len(os.sched_getaffinity(0))
+    grid = SWEEP if args.np <= cores else SWEEP_OVERSUBSCRIBED
+    if grid is SWEEP_OVERSUBSCRIBED:
+        print(f"{args.np} ranks on {cores} cores: oversubscribed, using longer targets")
+    for attempt in (1, 2):
+        out, out_csv = os.path.join(tmp, "nbc.json"), os.path.join(tmp, "nbc.csv")
+        cmd = (launcher(args, args.np) + [args.bench] + bench_args(grid)
+               + ["--output", out, "--csv", out_csv])
+        p = run(cmd, env)
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}")
+        if [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]:
+            fail("a successful run printed an overlap-bench: error line")
+        doc = load(out)
+        check_metadata(doc, args, grid)
+        keys = check_points(doc, grid)
+        check_csv(out_csv, doc)
+        rows = console_rows(p.stdout, grid)
+        if sorted(rows) != sorted(keys):
+            fail(f"console rows {rows} differ from the points {keys}")
+        valid = sum(pt["valid"] for pt in doc["points"])
+        print(f"{len(doc['points'])} points, {valid} valid")
+        if valid:
+            return
+        if attempt == 1:
+            print("RETRY: no point calibrated (a loaded machine?); running the sweep once more",
+                  flush=True)
+    fail("no valid point in two sweeps: every calibration failed")
+
+
+def session_pids(sid):
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After ")": state ppid pgrp session ...; skip zombies, they are only waiting for wait().
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def interrupt(proc):
+    """SIGTERM to the run's process group, SIGKILL after 5 s; then whatever is left of its
+    session (a launcher may put ranks into their own process group)."""
+    sid = proc.pid
+    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(sid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = [pid for pid in session_pids(sid) if pid != os.getpid()]
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.2)
+    fail(f"processes of the interrupted run survive: {session_pids(sid)}")
+
+
+def resume(args, env, tmp):
+    grid = RESUME
+    total = len(grid_keys(grid))
+    out = os.path.join(tmp, "sweep.json")
+    log_path = os.path.join(tmp, "first.log")
+    base = launcher(args, args.np) + [args.bench] + bench_args(grid)
+    # --resume continues the sweep recorded in the file: no grid options again.
+    resume_base = launcher(args, args.np) + [args.bench, "nbc", "--sync-span", "0.2s",
+                                             "--bar", "never"]
+    cmd = base + ["--output", out]
+    print("+", " ".join(cmd), "(to be interrupted)", flush=True)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        seen = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with open(out) as f:
+                    seen = len(json.load(f)["points"])
+            except (OSError, ValueError, KeyError):
+                seen = 0  # not written yet (the file is replaced atomically)
+            if seen >= 2:
+                break
+            time.sleep(0.05)
+    finally:
+        interrupt(proc)
+    with open(log_path) as f:
+        print(f.read(), end="")
+    print(f"[interrupted with {seen} points seen, exit {proc.returncode}]", flush=True)
+    if seen < 2:
+        fail(f"the sweep ended or stalled before writing 2 points (exit {proc.returncode})")
+
+    partial = load(out)
+    check_metadata(partial, args, grid)
+    if partial["complete"] is not False:
+        fail(f"an interrupted sweep says complete={partial['complete']!r}")
+    done = partial["points"]
+    k = len(done)
+    if not 2 <= k < total:
+        fail(f"the interrupted file holds {k} points, expected 2 to {total - 1}")
+    done_keys = check_points(partial, grid, expect_complete=False)
+    print(f"interrupted file: {k} of {total} points, complete false")
+
+    # A file from a run with another process count must be refused, and left alone.
+    other = os.path.join(tmp, "other-np.json")
+    wrong = json.loads(json.dumps(partial))
+    wrong["metadata"]["processes"] = args.np + 1
+    with open(other, "w") as f:
+        json.dump(wrong, f)
+    with open(other) as f:
+        before = f.read()
+    p = run(resume_base + ["--resume", other], env, timeout=120)
+    ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
+    if p.returncode != 2 or len(ours) != 1 or "processes" not in ours[0] \
+            or str(args.np + 1) not in ours[0] or str(args.np) not in ours[0]:
+        fail(f"resuming a {args.np + 1}-process file with {args.np} processes: exit "
+             f"{p.returncode}, lines {ours}; expected exit 2 and one line naming both counts")
+    with open(other) as f:
+        if f.read() != before:
+            fail("the refused resume file was modified")
+
+    # Giving the grid again with --resume would mix two sweeps: refused before MPI starts.
+    p = run(base + ["--resume", out], env, timeout=120)
+    ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
+    if p.returncode != 2 or len(ours) != 1 or "--resume" not in ours[0]:
+        fail(f"--op with --resume: exit {p.returncode}, lines {ours}; expected exit 2, one line")
+    if load(out)["points"] != done:
+        fail("a refused resume changed the file")
+
+    # Resume to completion, writing back into the same file.
+    p = run(resume_base + ["--resume", out], env)
+    if p.returncode != 0:
+        fail(f"resumed run: exit code {p.returncode}")
+    if f"resuming: {k} of {total}" not in p.stdout:
+        fail(f"resumed run does not say 'resuming: {k} of {total}'")
+    rows = console_rows(p.stdout, grid)
+    remaining = grid_keys(grid) - set(done_keys)
+    if len(rows) != len(set(rows)) or set(rows) != remaining:
+        fail(f"resumed run printed rows {sorted(rows)}, expected exactly {sorted(remaining)}")
+    final = load(out)
+    check_metadata(final, args, grid)
+    keys = check_points(final, grid, expect_complete=True)
+    if len(keys) != total:
+        fail(f"{len(keys)} points after resuming, the grid has {total}")
+    if final["points"][:k] != done:
+        for old in done:
+            new = [q for q in final["points"] if q["op"] == old["op"]
+                   and q["target_comm_s"] == old["target_comm_s"]
+                   and q["target_comp_s"] == old["target_comp_s"]]
+            if new != [old]:
+                fail(f"earlier point changed or was redone:\n  before {old}\n  after  {new}")
+        fail("the earlier points are no longer first, in their order")
+    print(f"resumed: {total - k} points measured, {k} kept unchanged")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--mode", choices=["sweep", "resume"], default="sweep")
+    args = ap.parse_args()
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    tmp = tempfile.mkdtemp(prefix="check_nbc.")
+    try:
+        (sweep if args.mode == "sweep" else resume)(args, env, tmp)
+    except Failure as e:
+        print(f"FAIL: {e}")
+        print(f"(files kept in {tmp})")
+        sys.exit(1)
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

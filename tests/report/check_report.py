@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+"""overlap-report end to end: renders the small result files kept beside this script and
+checks what a user would look at, then the error paths.
+
+Images: every expected PNG and SVG exists; PNGs are real PNGs whose pixel size equals the
+documented rule (docs/report.md, recomputed here independently) and manifest.json; their
+pixels are decoded (stdlib zlib, no PIL) to check they are not blank. Summary: every
+diagnosis and invalid reason of the inputs appears. Errors: bad input -> exit code 2 and
+one stderr line naming the file, before anything is written.
+
+    check_report.py --report report/overlap-report
+    check_report.py --report ... --install-from BUILD_DIR [--install-only]
+                    # also (or only) test `cmake --install --component report`
+"""
+import argparse
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NBC_A, NBC_B, IMPACT = (HERE / n for n in ("nbc_small_a.json", "nbc_small_b.json",
+                                           "impact_small.json"))
+OPS = ("ibcast", "iallreduce")
+
+# The documented size rule at 100 dpi: a heatmap panel is 450 x 420 px plus 100 px for
+# the colour bar; concurrency = one row of two (panel + bar) per run; impact = 150 px +
+# 60 px per bar slot, a slot per run plus one gap per computation time, at least 600 px.
+PANEL_W, PANEL_H, CBAR_W = 450, 420, 100
+ALL_DIAGNOSES = ("overlap", "partial_overlap", "no_progression", "computation_slowdown",
+                 "contention_without_overlap", "invalid")  # docs/result-format.md
+INVALID_GREY = (0xCD, 0xCD, 0xCD)  # face colour of invalid cells (report_plots.INVALID_FACE)
+
+
+def overhead_px(panels):
+    return PANEL_W * panels + CBAR_W, PANEL_H
+
+
+def concurrency_px(runs):
+    return 2 * (PANEL_W + CBAR_W), PANEL_H * runs
+
+
+def impact_px(comp_times, runs):
+    return max(600, 150 + comp_times * 60 * (runs + 1)), PANEL_H
+
+
+class Checker:
+    def __init__(self):
+        self.failures = 0
+
+    def check(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what)
+        self.failures += not ok
+        return ok
+
+
+def run_report(report, args, env):
+    cmd = [report] + [str(a) for a in args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+
+
+def read_png(path):
+    """(width, height, pixels as a list of RGB tuples) of an 8-bit RGB/RGBA PNG."""
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("no PNG signature")
+    pos, idat, ihdr = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + length
+    width, height, depth, colour = ihdr[:4]
+    if depth != 8 or colour not in (2, 6):
+        raise ValueError(f"unexpected PNG format: depth {depth}, colour type {colour}")
+    bpp = 4 if colour == 6 else 3
+    raw = unfilter(zlib.decompress(b"".join(idat)), width, height, bpp)
+    pixels = [tuple(raw[i:i + 3]) for i in range(0, len(raw), bpp)]
+    return width, height, pixels
+
+
+def unfilter(raw, width, height, bpp):
+    """Undo PNG's per-row filters (RFC 2083, 6.6): pixels, not compressed noise, are what
+    must differ from white."""
+    stride, out, prev, pos = width * bpp, bytearray(), bytearray(width * bpp), 0
+    for _ in range(height):
+        kind, line = raw[pos], bytearray(raw[pos + 1:pos + 1 + stride])
+        pos += 1 + stride
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + ((a + b) >> 1)) & 255
+            elif kind == 4:
+                c = prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out += line
+        prev = line
+    return out
+
+
+def check_png(ck, path, expected, manifest, must_have_grey=None):
+    name = path.name
+    if not ck.check(path.is_file() and path.stat().st_size > 0, f"{name} exists, non-empty"):
+        return
+    try:
+        width, height, pixels = read_png(path)
+    except (ValueError, zlib.error, struct.error, TypeError) as e:
+        ck.check(False, f"{name} is a readable PNG ({e})")
+        return
+    ck.check((width, height) == expected, f"{name} is {width}x{height}, rule says {expected}")
+    entry = manifest.get(name) or {}
+    listed = (entry.get("width"), entry.get("height"))
+    ck.check(listed == (width, height), f"{name} size in manifest.json matches the file {listed}")
+    inked = sum(1 for p in pixels if min(p) < 245) / len(pixels)
+    colours = len(set(pixels))
+    ck.check(inked > 0.1 and colours > 50,
+             f"{name} is not blank ({inked:.0%} non-white pixels, {colours} colours)")
+    if must_have_grey is not None:
+        grey = sum(1 for p in pixels if p == INVALID_GREY)
+        ck.check((grey > 500) == must_have_grey,
+                 f"{name} {'shows' if must_have_grey else 'has no'} invalid cell ({grey} grey px)")
+
+
+def check_svg(ck, path, manifest):
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    ck.check("<svg" in text[:2000] and path.name in manifest,
+             f"{path.name} exists, is SVG, is in manifest.json")
+
+
+def load_manifest(ck, out):
+    try:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        ck.check(False, f"manifest.json readable ({e})")
+        return {}, []
+    ck.check(all((out / s).is_file() for s in manifest["summaries"]) and
+             {"summary.md", "summary.html"} <= set(manifest["summaries"]),
+             f"manifest.json lists the summaries {manifest['summaries']}")
+    return {i["file"]: i for i in manifest["images"]}, manifest["summaries"]
+
+
+def with_nan(path):
+    """The file with one r_overhead written as NaN, which Python's json would accept."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["points"][0]["r_overhead"] = "@nan@"
+    return json.dumps(data).replace('"@nan@"', "NaN")
+
+
+def make_variants(tmp):
+    """Inputs derived from the kept fixtures: a second impact run with an invalid point
+    (two bars per group, the invalid marker), a copy of run b under the same label
+    (title disambiguation), and the broken files of the error cases."""
+    impact = json.loads(IMPACT.read_text(encoding="utf-8"))
+    impact["metadata"]["label"] = "openmpi"
+    bad = impact["points"][1]
+    bad.update(valid=False, invalid_reason="GEMM calibration did not converge on rank 1",
+               r_mpi_impact_max=None, r_mpi_impact_median=None)
+    for r in bad["ranks"]:
+        r.update(t_comp_passive_mpi_s=None, r_mpi_impact=None)
+    files = {"impact_openmpi.json": json.dumps(impact),
+             "rerun.json": NBC_B.read_text(encoding="utf-8"),
+             "schema99.json": json.dumps({**json.loads(NBC_B.read_text()), "schema_version": 99}),
+             "sync.json": json.dumps({"schema_version": 1, "benchmark": "sync", "metadata": {}}),
+             "broken.json": '{"schema_version": 1, "benchmark": "nbc", "points": [',
+             "nan.json": with_nan(NBC_B)}
+    for name, text in files.items():
+        (tmp / name).write_text(text, encoding="utf-8")
+    return impact
+
+
+def check_full(ck, report, env, tmp):
+    """Both nbc runs (one partial, with an invalid and a missing point) and two impact runs."""
+    out = tmp / "full"
+    p = run_report(report, [NBC_A, NBC_B, IMPACT, tmp / "impact_openmpi.json", "-o", out], env)
+    ck.check(p.returncode == 0, f"full report exits 0 (rc={p.returncode}) {p.stderr.strip()}")
+    warned = [l for l in p.stderr.splitlines() if "warning" in l and NBC_A.name in l]
+    ck.check(len(warned) == 1 and "incomplete" in warned[0],
+             f"partial sweep is accepted with one warning line: {warned}")
+    manifest, _ = load_manifest(ck, out)
+    for op in OPS:
+        check_png(ck, out / f"r_overhead_{op}.png", overhead_px(2), manifest,
+                  must_have_grey=(op == "ibcast"))
+        check_png(ck, out / f"concurrency_{op}.png", concurrency_px(2), manifest)
+        check_svg(ck, out / f"r_overhead_{op}.svg", manifest)
+        check_svg(ck, out / f"concurrency_{op}.svg", manifest)
+    comp_times = len(json.loads(IMPACT.read_text())["config"]["comp_times_s"])
+    check_png(ck, out / "impact.png", impact_px(comp_times, 2), manifest, must_have_grey=True)
+    check_svg(ck, out / "impact.svg", manifest)
+    ck.check(len(manifest) == 10, f"manifest.json lists 10 images ({len(manifest)})")
+    check_summary(ck, out)
+
+
+def check_summary(ck, out):
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    page = (out / "summary.html").read_text(encoding="utf-8")
+    seen = set()
+    for fixture in (NBC_A, NBC_B):
+        data = json.loads(fixture.read_text(encoding="utf-8"))
+        wanted = {p["diagnosis"] for p in data["points"] if p["valid"]}
+        wanted |= {p["diagnosis_text"] for p in data["points"] if p["valid"]}
+        wanted |= {f"invalid: {p['invalid_reason']}" for p in data["points"] if not p["valid"]}
+        wanted.add(data["metadata"]["command_line"])
+        absent = sorted(w for w in wanted if w not in md)
+        ck.check(not absent, f"summary.md has every diagnosis, diagnosis text, invalid reason and "
+                             f"the command line of {fixture.name} (absent: {absent})")
+        # "overlap" is a substring of "partial_overlap": look for the bold cell itself.
+        ck.check({p["diagnosis"] for p in data["points"]} <= set(md.split("**")) | {"invalid"},
+                 f"{fixture.name}: each diagnosis appears as its own bold cell")
+        seen |= {p["diagnosis"] for p in data["points"]}
+    ck.check(seen == set(ALL_DIAGNOSES), f"the fixtures cover every diagnosis ({sorted(seen)})")
+    ck.check("GEMM calibration did not converge on rank 1" in md,
+             "summary.md has the impact invalid reason")
+    ck.check("where the three metrics disagree" in md and "OSU 99.2 %" in md,
+             "summary.md has the disagreement list")
+    ck.check("Not measured yet" in md and "64 ms × 64 ms" in md,
+             "summary.md lists the missing point")
+    for name in ("r_overhead_ibcast.png", "concurrency_iallreduce.png", "impact.png"):
+        ck.check(f"]({name})" in md and f'src="{name}"' in page,
+                 f"summaries reference {name} by relative path")
+    ck.check(page.startswith("<!DOCTYPE html>") and "<style>" in page and "http" not in page,
+             "summary.html is self-contained")
+
+
+def check_single_and_titles(ck, report, env, tmp):
+    """One nbc file: one panel, no impact figure. Then two runs with the same label."""
+    out = tmp / "single"
+    p = run_report(report, [NBC_B, "-o", out], env)
+    ck.check(p.returncode == 0 and p.stderr == "",
+             f"single complete run: exit 0, quiet ({p.stderr!r})")
+    manifest, _ = load_manifest(ck, out)
+    check_png(ck, out / "r_overhead_ibcast.png", overhead_px(1), manifest, must_have_grey=False)
+    check_png(ck, out / "concurrency_ibcast.png", concurrency_px(1), manifest)
+    ck.check(not (out / "impact.png").exists(), "no impact.png without impact files")
+    out = tmp / "twins"
+    p = run_report(report, [NBC_B, tmp / "rerun.json", "-o", out], env)
+    titles = [i["title"] for i in json.loads((out / "manifest.json").read_text())["inputs"]]
+    ck.check(p.returncode == 0 and titles == ["mpich async-progress (nbc_small_b)",
+                                              "mpich async-progress (rerun)"],
+             f"colliding labels get the file stem: {titles}")
+
+
+def check_errors(ck, report, env, tmp):
+    cases = [
+        ([tmp / "does-not-exist.json"], "does-not-exist.json", "cannot read"),
+        ([tmp / "schema99.json"], "schema99.json", "schema_version 99"),
+        ([tmp / "broken.json"], "broken.json", "not valid JSON"),
+        ([tmp / "nan.json"], "nan.json", "NaN"),
+        ([tmp / "sync.json"], "sync.json", "unknown benchmark"),
+        ([NBC_A, tmp / "schema99.json"], "schema99.json", "schema_version"),
+    ]
+    for inputs, name, words in cases:
+        out = tmp / f"err-{name}"
+        p = run_report(report, inputs + ["-o", out], env)
+        lines = p.stderr.strip().splitlines()
+        ck.check(p.returncode == 2 and len(lines) == 1 and name in lines[0] and words in lines[0]
+                 and not out.exists(),
+                 f"{name}: exit 2, one line naming it, nothing written (rc={p.returncode} {lines})")
+    p = run_report(report, [], env)
+    ck.check(p.returncode == 2 and "usage" in p.stderr,
+             f"no input: usage error, exit 2 (rc={p.returncode})")
+
+
+def check_installed(ck, build_dir, cmake, env, tmp):
+    """`cmake --install` of the report component, then the installed launcher finds its
+    modules in ../share/overlap/report."""
+    prefix = tmp / "prefix"
+    p = subprocess.run([cmake, "--install", build_dir, "--prefix", prefix, "--component", "report"],
+                       capture_output=True, text=True, timeout=120)
+    launcher = prefix / "bin" / "overlap-report"
+    if not ck.check(p.returncode == 0 and os.access(launcher, os.X_OK),
+                    f"cmake --install puts an executable bin/overlap-report ({p.stderr.strip()})"):
+        return
+    out = tmp / "installed"
+    p = run_report(str(launcher), [NBC_B, IMPACT, "-o", out], env)
+    ck.check(p.returncode == 0 and (out / "impact.png").is_file(),
+             f"installed overlap-report runs (rc={p.returncode} {p.stderr.strip()})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--report", required=True, help="the overlap-report launcher to test")
+    ap.add_argument("--install-from", help="a configured build dir: also test `cmake --install`")
+    ap.add_argument("--cmake", default="cmake")
+    ap.add_argument("--install-only", action="store_true",
+                    help="with --install-from: skip the source-tree checks")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir and print it")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="check-report-"))
+    # matplotlib wants a writable cache dir; a private one keeps stderr clean and the
+    # test independent of $HOME.
+    env = dict(os.environ, MPLCONFIGDIR=str(tmp / "mpl"))
+    ck = Checker()
+    try:
+        make_variants(tmp)
+        if not (args.install_only and args.install_from):
+            check_full(ck, args.report, env, tmp)
+            check_single_and_titles(ck, args.report, env, tmp)
+            check_errors(ck, args.report, env, tmp)
+        if args.install_from:
+            check_installed(ck, args.install_from, args.cmake, env, tmp)
+    finally:
+        if args.keep:
+            print(f"outputs kept in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{'FAILED: ' + str(ck.failures) + ' check(s)' if ck.failures else 'all checks passed'}")
+    sys.exit(1 if ck.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
