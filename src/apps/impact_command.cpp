@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "apps/compute_threads.hpp"
+#include "apps/output_path.hpp"
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
@@ -51,15 +51,7 @@ ImpactRun validate(const ImpactOptions& o) {
   run.dedicated_cores = threads.dedicated_cores;
   run.label = o.label;
   run.output = o.output;
-  if (!run.output.empty()) {
-    const auto parent = std::filesystem::absolute(run.output).parent_path();
-    if (!std::filesystem::is_directory(parent)) {
-      throw UsageError(
-          fmt::format("--output: '{}' is not allowed; its directory '{}' does not "
-                      "exist",
-                      run.output, parent.string()));
-    }
-  }
+  check_output_path(run.output, "--output");
   return run;
 }
 

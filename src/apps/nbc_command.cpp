@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 
+#include "apps/output_path.hpp"
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
@@ -40,15 +40,6 @@ std::vector<bench::NbcOp> parse_ops(const std::string& text) {
     if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
   }
   return ops;
-}
-
-void check_writable(const std::string& path, const char* option) {
-  if (path.empty()) return;
-  const auto parent = std::filesystem::absolute(path).parent_path();
-  if (!std::filesystem::is_directory(parent)) {
-    throw UsageError(fmt::format("{}: '{}' is not allowed; its directory '{}' does not exist",
-                                 option, path, parent.string()));
-  }
 }
 
 bool parse_bar(const std::string& text) {
@@ -222,8 +213,8 @@ NbcRun validate(const NbcOptions& o) {
   run.csv = o.csv;
   run.bar = parse_bar(o.bar);
   if (!o.resume.empty()) load_resume(run, o);
-  check_writable(run.output, "--output");
-  check_writable(run.csv, "--csv");
+  check_output_path(run.output, "--output");
+  check_output_path(run.csv, "--csv");
   return run;
 }
 

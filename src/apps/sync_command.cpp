@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include <filesystem>
 #include <iostream>
 
+#include "apps/output_path.hpp"
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
 #include "bench/run_context.hpp"
@@ -45,15 +45,6 @@ bench::SyncConfig to_config(const SyncOptions& o) {
   return c;
 }
 
-void check_output_path(const std::string& path) {
-  if (path.empty()) return;
-  const auto parent = std::filesystem::absolute(path).parent_path();
-  if (!std::filesystem::is_directory(parent)) {
-    throw UsageError(fmt::format("--output: '{}' is not allowed; its directory '{}' does not exist",
-                                 path, parent.string()));
-  }
-}
-
 }  // namespace
 
 void add_sync_command(CLI::App& app, SyncOptions& o) {
@@ -81,7 +72,7 @@ void add_sync_command(CLI::App& app, SyncOptions& o) {
 
 SyncRun validate(const SyncOptions& o) {
   SyncRun run{to_config(o), clock::make_clock_source(o.clock), o.output};
-  check_output_path(run.output);
+  check_output_path(run.output, "--output");
   return run;
 }
 

@@ -10,7 +10,6 @@
 namespace overlap::bench {
 namespace {
 
-constexpr int kMinOrder = 8;
 constexpr int kWarmupRuns = 2;
 constexpr int kReasonBytes = 240;
 
@@ -28,11 +27,8 @@ std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config,
   std::vector<ImpactSample> samples;
   long last = 64;
   for (double target : config.comp_times_s) {
-    measure::CalibrationConfig cc;
-    cc.tolerance = config.tolerance;
-    cc.min_size = kMinOrder;
-    cc.max_size = compute::GemmWorkload::max_order_for(config.max_bytes / config.threads);
-    cc.initial_size = last;
+    const measure::CalibrationConfig cc =
+        gemm.calibration_config(config.tolerance, config.max_bytes, last);
     const auto cost = [&](long n) {
       gemm.resize(static_cast<int>(n));
       return median_run(gemm, 3);

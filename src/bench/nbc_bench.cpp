@@ -18,7 +18,6 @@
 namespace overlap::bench {
 namespace {
 
-constexpr int kMinOrder = 8;
 // Fields each rank sends per iteration; see NbcSweep::Iteration.
 constexpr int kFields = 10;
 
@@ -63,7 +62,8 @@ NbcSweep::NbcSweep(MPI_Comm comm, const clock::ClockSource& clock, NbcConfig con
   sync_->run_pass();
   passes_ = 2;
   update_rtt();
-  barrier_ = std::make_unique<clock::SyncBarrier>(comm, clock, sync_->models().drift);
+  model_ = sync_->models().drift;
+  barrier_ = std::make_unique<clock::SyncBarrier>(comm, clock, model_);
   gemm_ = std::make_unique<compute::GemmWorkload>(config_.threads);
 }
 
@@ -82,7 +82,8 @@ std::vector<NbcPointKey> NbcSweep::points() const {
 void NbcSweep::resync() {
   sync_->run_pass();
   ++passes_;
-  barrier_->set_model(sync_->models().drift);
+  model_ = sync_->models().drift;
+  barrier_->set_model(model_);
   update_rtt();
 }
 
@@ -95,7 +96,7 @@ void NbcSweep::update_rtt() {
 // Median over runs of the collective's global span; identical on every rank, so every
 // rank's calibration takes the same decisions.
 double NbcSweep::comm_span_median(NbcOperation& op, int runs) {
-  const clock::ClockModel model = sync_->models().drift;
+  const clock::ClockModel& model = model_;
   std::vector<double> spans;
   for (int i = 0; i < runs; ++i) {
     barrier_->wait();
@@ -151,11 +152,8 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(NbcOperation& op, double target) {
 }
 
 NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
-  measure::CalibrationConfig cc;
-  cc.tolerance = config_.tolerance;
-  cc.min_size = kMinOrder;
-  cc.max_size = compute::GemmWorkload::max_order_for(config_.max_bytes / config_.threads);
-  cc.initial_size = warm_start(last_comp_, target, 3.0, 64);
+  const measure::CalibrationConfig cc = gemm_->calibration_config(
+      config_.tolerance, config_.max_bytes, warm_start(last_comp_, target, 3.0, 64));
   const auto cost = [&](long n) {
     gemm_->resize(static_cast<int>(n));
     comp_slowest_median(1);  // warm-up: caches, page faults, BLAS buffers
@@ -210,7 +208,7 @@ NbcPointRecord NbcSweep::measure(const NbcPointKey& key) {
   }
   const double calibration = seconds_since(calib_started);
   calibration_s_ += calibration;
-  rec.calibration_s = calibration;
+  rec.calibration_s = calibration;  // 0 when both sizes came from the cache
   const Calibrated& comm = comm_cache_[comm_key];
   const Calibrated& comp = comp_cache_[key.target_comp_s];
   if (comm.ok) rec.msg_bytes = comm.size * op.element_bytes();
@@ -227,18 +225,15 @@ NbcPointRecord NbcSweep::measure(const NbcPointKey& key) {
   std::vector<Iteration> its;
   for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(op));
   resync();
-  rec = reduce(key, its);
-  rec.calibration_s = calibration;
-  rec.msg_bytes = comm.size * op.element_bytes();
-  rec.comp_size = static_cast<int>(comp.size);
+  reduce(its, rec);
   rec.elapsed_s = seconds_since(started);
   return rec;
 }
 
-NbcPointRecord NbcSweep::reduce(const NbcPointKey& key, std::vector<Iteration>& its) {
-  // Local to global with the line through every sync so far, the latest one after these
-  // timestamps: interpolation.
-  const clock::ClockModel model = sync_->models().drift;
+void NbcSweep::reduce(const std::vector<Iteration>& its, NbcPointRecord& rec) {
+  // Local to global with the line through every sync so far, the latest one (resync)
+  // after these timestamps: interpolation.
+  const clock::ClockModel& model = model_;
   const auto n = static_cast<int>(its.size());
   std::vector<double> mine;
   for (const Iteration& it : its) {
@@ -249,10 +244,8 @@ NbcPointRecord NbcSweep::reduce(const NbcPointKey& key, std::vector<Iteration>& 
   }
   std::vector<double> all(rank_ == 0 ? mine.size() * static_cast<std::size_t>(size_) : 0);
   MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0, comm_);
-  NbcPointRecord rec;
-  rec.key = key;
   rec.iterations = n;
-  if (rank_ != 0) return rec;
+  if (rank_ != 0) return;
 
   const auto at = [&](int r, int i, int f) {
     return all[(static_cast<std::size_t>(r) * n + i) * kFields + f];
@@ -304,7 +297,6 @@ NbcPointRecord NbcSweep::reduce(const NbcPointKey& key, std::vector<Iteration>& 
   rec.diagnosis = measure::diagnose(rec.times);
   rec.valid = rec.diagnosis != measure::Diagnosis::invalid;
   if (!rec.valid) rec.invalid_reason = "a reference time was not positive";
-  return rec;
 }
 
 ClockSyncQuality NbcSweep::sync_quality() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/nbc_op.hpp"
+#include "clock/clock_model.hpp"
 #include "clock/clock_source.hpp"
 #include "clock/offset_estimator.hpp"
 #include "measure/overlap_metrics.hpp"
@@ -108,7 +109,8 @@ class NbcSweep {
   Iteration run_iteration(NbcOperation& op);
   void resync();
   void update_rtt();
-  NbcPointRecord reduce(const NbcPointKey& key, std::vector<Iteration>& its);
+  // Collective; fills the times and metrics of `rec` on rank 0.
+  void reduce(const std::vector<Iteration>& its, NbcPointRecord& rec);
 
   MPI_Comm comm_;
   int rank_ = 0;
@@ -125,6 +127,7 @@ class NbcSweep {
   double calibration_s_ = 0;
   int passes_ = 0;
   double max_rtt_ = 0;
+  clock::ClockModel model_;  // this rank -> global, refitted at every sync pass
 };
 
 }  // namespace overlap::bench

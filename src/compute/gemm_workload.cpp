@@ -67,8 +67,17 @@ GemmRun GemmWorkload::run() {
   return result;
 }
 
-int GemmWorkload::max_order_for(double bytes_per_thread) {
-  return std::max(1, static_cast<int>(std::sqrt(bytes_per_thread / (3.0 * sizeof(double)))));
+measure::CalibrationConfig GemmWorkload::calibration_config(double tolerance, double max_bytes,
+                                                            long initial_order) const {
+  constexpr long kMinOrder = 8;  // below this, fork/join and call overhead dominate
+  const double per_thread = max_bytes / threads_;
+  measure::CalibrationConfig c;
+  c.tolerance = tolerance;
+  c.min_size = kMinOrder;
+  c.max_size =
+      std::max(kMinOrder, static_cast<long>(std::sqrt(per_thread / (3.0 * sizeof(double)))));
+  c.initial_size = initial_order;
+  return c;
 }
 
 }  // namespace overlap::compute

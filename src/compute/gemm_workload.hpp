@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "measure/calibration.hpp"
+
 namespace overlap::compute {
 
 struct GemmRun {
@@ -31,8 +33,10 @@ class GemmWorkload {
   // One GEMM per thread, all threads at once. Returns after the last one finished.
   GemmRun run();
 
-  // Largest matrix order whose matrices (3 n^2 doubles per thread) fit in `bytes`.
-  static int max_order_for(double bytes_per_thread);
+  // Search bounds for calibrating the matrix order to a time: from a small order up to
+  // the largest whose matrices (3 n^2 doubles per thread, all threads) fit in `max_bytes`.
+  measure::CalibrationConfig calibration_config(double tolerance, double max_bytes,
+                                                long initial_order) const;
 
  private:
   struct ThreadMatrices;

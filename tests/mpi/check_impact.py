@@ -8,62 +8,15 @@ At least one point must be valid: a run without any is retried once, visibly, be
 machine can make the per-rank calibrations miss their tolerance. Never asserts timings.
 Exit codes: 0 pass, 1 fail.
 """
-import argparse
 import json
-import math
 import os
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
+
+from mpitest import argument_parser, close, fail, is_num, launcher, main_frame, mpi_env, run
 
 COMP_TIMES = ["2ms", "8ms"]
 COMP_TIMES_S = [0.002, 0.008]
 RUNS = 3
-
-
-class Failure(Exception):
-    pass
-
-
-def fail(msg):
-    raise Failure(msg)
-
-
-def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def close(a, b, rel=1e-9):
-    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
-
-
-def launcher(args):
-    cmd = [args.mpiexec, "-n", str(args.np)]
-    if args.flavor == "openmpi":
-        cmd[1:1] = ["--oversubscribe"]
-    return cmd
-
-
-def run(cmd, env, timeout=300):
-    print("+", " ".join(cmd), flush=True)
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, err = proc.communicate()
-        print(out + err)
-        fail(f"no exit after {timeout} s")
-    print(out, end="")
-    if err:
-        print("[stderr]\n" + err, end="")
-    print(f"[exit {proc.returncode} after {time.monotonic() - t0:.1f} s]", flush=True)
-    return proc.returncode, out, err
 
 
 def check(doc, args):
@@ -144,42 +97,33 @@ def check(doc, args):
     return valid
 
 
+def run_twice(args, env, tmp):
+    for attempt in (1, 2):
+        out = os.path.join(tmp, "impact.json")
+        p = run(launcher(args, args.np) + [
+            args.bench, "impact", "--comp-times", ",".join(COMP_TIMES), "--runs", str(RUNS),
+            "--output", out], env)
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}")
+        if any(l.startswith("overlap-bench:") for l in p.stderr.splitlines()):
+            fail("a successful run printed an overlap-bench: error line")
+        with open(out) as f:
+            doc = json.load(f)
+        valid = check(doc, args)
+        print(f"{len(doc['points'])} points, {valid} valid")
+        if valid:
+            break
+        if attempt == 1:
+            print("RETRY: no point calibrated on every rank (a loaded machine?); "
+                  "running once more", flush=True)
+    else:
+        fail("no valid point in two runs")
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--mpiexec", default="mpiexec")
-    ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
-    ap.add_argument("--np", type=int, required=True)
-    args = ap.parse_args()
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    tmp = tempfile.mkdtemp(prefix="check_impact.")
-    try:
-        for attempt in (1, 2):
-            out = os.path.join(tmp, "impact.json")
-            rc, stdout, stderr = run(launcher(args) + [
-                args.bench, "impact", "--comp-times", ",".join(COMP_TIMES), "--runs", str(RUNS),
-                "--output", out], env)
-            if rc != 0:
-                fail(f"exit code {rc}")
-            if any(l.startswith("overlap-bench:") for l in stderr.splitlines()):
-                fail("a successful run printed an overlap-bench: error line")
-            with open(out) as f:
-                doc = json.load(f)
-            valid = check(doc, args)
-            print(f"{len(doc['points'])} points, {valid} valid")
-            if valid:
-                break
-            if attempt == 1:
-                print("RETRY: no point calibrated on every rank (a loaded machine?); "
-                      "running once more", flush=True)
-        else:
-            fail("no valid point in two runs")
-    except (Failure, OSError, ValueError, KeyError) as e:
-        print(f"FAIL: {type(e).__name__ + ': ' if not isinstance(e, Failure) else ''}{e}")
-        print(f"(files kept in {tmp})")
-        sys.exit(1)
-    shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS")
+    args = argument_parser().parse_args()
+    env = mpi_env()
+    main_frame("check_impact.", lambda tmp: run_twice(args, env, tmp))
 
 
 if __name__ == "__main__":

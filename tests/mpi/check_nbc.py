@@ -11,18 +11,16 @@
   earlier ones kept unchanged; a file from a run with another process count is refused.
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
-import argparse
 import csv
 import json
 import math
 import os
 import re
-import shutil
-import signal
 import subprocess
-import sys
-import tempfile
 import time
+
+from mpitest import (argument_parser, close, fail, interrupt, is_num, launcher, main_frame,
+                     mpi_env, run)
 
 DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
              "contention_without_overlap"}
@@ -49,32 +47,9 @@ RESUME = dict(ops=["ibcast"], comm=["4ms", "16ms"], comp=["4ms", "16ms", "64ms"]
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
-class Failure(Exception):
-    pass
-
-
-def fail(msg):
-    raise Failure(msg)
-
-
 def seconds(text):
     m = re.fullmatch(r"([0-9.]+)\s*(ns|us|ms|s|min)", text)
     return float(m.group(1)) * UNITS[m.group(2)]
-
-
-def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def close(a, b, rel=1e-9):
-    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
-
-
-def launcher(args, np_):
-    cmd = [args.mpiexec, "-n", str(np_)]
-    if args.flavor == "openmpi":
-        cmd[1:1] = ["--oversubscribe"]
-    return cmd
 
 
 def bench_args(grid):
@@ -95,27 +70,6 @@ def point_key(p, grid):
                 close(p["target_comp_s"], key[2]):
             return key
     fail(f"point {p['op']} {p['target_comm_s']} x {p['target_comp_s']} is not in the grid")
-
-
-def run(cmd, env, timeout=300):
-    print("+", " ".join(cmd), flush=True)
-    t0 = time.monotonic()
-    # Own session, so a timeout can take the ranks down with the launcher.
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        interrupt(proc)
-        out, err = proc.communicate()
-        print(out + err)
-        fail(f"no exit after {timeout} s: {' '.join(cmd)}")
-    p = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-    print(p.stdout, end="")
-    if p.stderr:
-        print("[stderr]\n" + p.stderr, end="")
-    print(f"[exit {p.returncode} after {time.monotonic() - t0:.1f} s]", flush=True)
-    return p
 
 
 def load(path):
@@ -342,50 +296,6 @@ def sweep(args, env, tmp):
     fail("no valid point in two sweeps: every calibration failed")
 
 
-def session_pids(sid):
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # After ")": state ppid pgrp session ...; skip zombies, they are only waiting for wait().
-        if int(fields[3]) == sid and fields[0] != "Z":
-            pids.append(int(entry))
-    return pids
-
-
-def interrupt(proc):
-    """SIGTERM to the run's process group, SIGKILL after 5 s; then whatever is left of its
-    session (a launcher may put ranks into their own process group)."""
-    sid = proc.pid
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(sid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=grace)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        left = [pid for pid in session_pids(sid) if pid != os.getpid()]
-        if not left:
-            return
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.2)
-    fail(f"processes of the interrupted run survive: {session_pids(sid)}")
-
-
 def resume(args, env, tmp):
     grid = RESUME
     total = len(grid_keys(grid))
@@ -484,23 +394,11 @@ def resume(args, env, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--mpiexec", default="mpiexec")
-    ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
-    ap.add_argument("--np", type=int, required=True)
+    ap = argument_parser()
     ap.add_argument("--mode", choices=["sweep", "resume"], default="sweep")
     args = ap.parse_args()
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    tmp = tempfile.mkdtemp(prefix="check_nbc.")
-    try:
-        (sweep if args.mode == "sweep" else resume)(args, env, tmp)
-    except Failure as e:
-        print(f"FAIL: {e}")
-        print(f"(files kept in {tmp})")
-        sys.exit(1)
-    shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS")
+    env = mpi_env()
+    main_frame("check_nbc.", lambda tmp: (sweep if args.mode == "sweep" else resume)(args, env, tmp))
 
 
 if __name__ == "__main__":
