@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from report_inputs import InputError, all_ops, assign_titles, load_run
+from report_inputs import InputError, all_ops, assign_titles, load_run, split_by_impl
 
 PROG = "overlap-report"
 DEFAULT_OUTPUT = "overlap-report-out"
@@ -45,7 +45,7 @@ def load_all(files):
     runs, bad = [], 0
     for name in files:
         try:
-            runs.append(load_run(name))
+            runs.extend(split_by_impl(load_run(name)))
         except InputError as e:
             fail(f"{name}: {e}")
             bad += 1

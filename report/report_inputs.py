@@ -122,6 +122,36 @@ def load_run(path):
     return _check_top(path, data)
 
 
+def split_by_impl(run):
+    """An nbc sweep with --impl mpi,overlap measured two implementations point by point;
+    the report shows them as two runs side by side, labelled by implementation."""
+    if run.benchmark != "nbc":
+        return [run]
+    impls = []
+    for p in run.points:
+        if p.get("impl", "mpi") not in impls:
+            impls.append(p.get("impl", "mpi"))
+    for name in run.config.get("impls") or []:
+        if name not in impls:
+            impls.append(name)
+    if impls in ([], ["mpi"]):
+        return [run]
+    runs = []
+    for impl in impls:
+        metadata = dict(run.metadata)
+        if impl == "overlap":
+            policy = run.config.get("progress", "shared")
+            metadata["label"] = f"{run.label} · liboverlap {policy}"
+        else:
+            metadata["label"] = f"{run.label} · MPI"
+        part = Run(path=run.path, benchmark=run.benchmark, metadata=metadata, config=run.config,
+                   complete=run.complete, timing=run.timing,
+                   points=[p for p in run.points if p.get("impl", "mpi") == impl])
+        part.duplicates = len(part.points) - sum(len(part.point_map(op)) for op in part.ops())
+        runs.append(part)
+    return runs
+
+
 def _reject_constant(name):
     # Python's json accepts NaN/Infinity; the format promises null for unmeasured values.
     raise ValueError(f"{name} is not allowed (the format uses null)")
@@ -183,6 +213,9 @@ def _check_nbc_point(i, p):
     where = f"point {i}"
     if not isinstance(p, dict):
         raise InputError(f"{where} is not an object")
+    if "impl" in p and p["impl"] not in ("mpi", "overlap"):
+        raise InputError(f"point {i}: 'impl' is {json.dumps(p['impl'])} (allowed: \"mpi\", "
+                         f"\"overlap\")")
     if not isinstance(p.get("op"), str) or not p["op"]:
         raise InputError(f"{where}: 'op' is missing or not a string")
     out = dict(p)

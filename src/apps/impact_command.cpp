@@ -5,8 +5,10 @@
 
 #include <iostream>
 
+#include "apps/collective_choices.hpp"
 #include "apps/compute_threads.hpp"
 #include "apps/output_path.hpp"
+#include "apps/overlap_session.hpp"
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
@@ -36,13 +38,20 @@ void add_impact_command(CLI::App& app, ImpactOptions& o) {
       ->add_option("--dedicate-cores", o.dedicate_cores,
                    "Leave this many of the rank's cores free for a progress thread")
       ->capture_default_str();
+  impact->add_option("--progress", o.progress,
+                     "Also start liboverlap's progress engine (caller, shared or dedicated), "
+                     "idle, to measure what its presence costs");
   impact->add_option("--label", o.label, "Name of this run in reports (default: MPI + settings)");
   impact->add_option("--output", o.output, "Write the results to this JSON file");
 }
 
 ImpactRun validate(const ImpactOptions& o) {
   ImpactRun run;
-  const ThreadChoice threads = choose_threads(o.threads, o.dedicate_cores);
+  if (!o.progress.empty()) parse_progress(o.progress);
+  const bool dedicated = o.progress == "dedicated";
+  const ThreadChoice threads =
+      choose_threads(o.threads, dedicated && o.dedicate_cores == "0" ? "1" : o.dedicate_cores);
+  run.progress = o.progress;
   run.config.comp_times_s = parse_duration_list(o.comp_times, "--comp-times");
   run.config.runs = parse_count(o.runs, "--runs", 100'000);
   run.config.tolerance = parse_fraction(o.tolerance, "--tolerance");
@@ -63,9 +72,13 @@ void run_impact_before_mpi(ImpactRun& run) {
 int run_impact_command(ImpactRun& run, const std::string& command_line, int thread_level) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!run.progress.empty()) {
+    if (int rc = start_liboverlap(run.progress); rc != 0) return rc;
+  }
   bench::RunContext ctx = bench::collect_run_context(MPI_COMM_WORLD, "monotonic", command_line);
   ctx.environment = bench::mpi_environment();
   ctx.label = run.label.empty() ? bench::default_label(ctx.mpi_flavor, ctx.environment) : run.label;
+  if (run.label.empty() && !run.progress.empty()) ctx.label += " + liboverlap " + run.progress;
   ctx.thread_level = bench::thread_level_name(thread_level);
   ctx.threads = run.config.threads;
   ctx.dedicated_cores = run.dedicated_cores;

@@ -19,6 +19,7 @@ struct ImpactOptions {
   std::string max_buffer = "1GiB";
   std::string threads = "auto";
   std::string dedicate_cores = "0";
+  std::string progress;  // empty: liboverlap not started; else its policy
   std::string label;
   std::string output;
 };
@@ -28,6 +29,7 @@ void add_impact_command(CLI::App& app, ImpactOptions& options);
 struct ImpactRun {
   bench::ImpactConfig config;
   int dedicated_cores = 0;
+  std::string progress;
   std::string label;
   std::string output;
   std::unique_ptr<compute::GemmWorkload> gemm;

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <iostream>
 
+#include "apps/collective_choices.hpp"
 #include "apps/output_path.hpp"
+#include "apps/overlap_session.hpp"
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
@@ -23,25 +25,6 @@ namespace {
 
 constexpr int kUsageExit = 2;
 
-std::vector<bench::NbcOp> parse_ops(const std::string& text) {
-  std::vector<bench::NbcOp> ops;
-  for (const std::string& name : parse_name_list(text, "--op")) {
-    if (name == "all") {
-      for (bench::NbcOp op : bench::all_nbc_ops()) {
-        if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
-      }
-      continue;
-    }
-    const auto op = bench::parse_nbc_op(name);
-    if (!op) {
-      throw UsageError(fmt::format("--op: '{}' is not a nonblocking collective; allowed: {}, all",
-                                   name, bench::all_nbc_op_names()));
-    }
-    if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
-  }
-  return ops;
-}
-
 bool parse_bar(const std::string& text) {
   if (text == "always") return true;
   if (text == "never") return false;
@@ -56,6 +39,8 @@ struct SweepOption {
   const char* fallback;
 };
 constexpr SweepOption kSweepOptions[] = {
+    {"--impl", &NbcOptions::impls, "mpi"},
+    {"--progress", &NbcOptions::progress, "shared"},
     {"--op", &NbcOptions::ops, "ibcast"},
     {"--comm-times", &NbcOptions::comm_times, "1ms:16ms"},
     {"--comp-times", &NbcOptions::comp_times, "1ms:16ms"},
@@ -78,6 +63,8 @@ bench::NbcConfig to_config(const NbcOptions& o, const ThreadChoice& threads) {
     return value_or_default(o, field);
   };
   bench::NbcConfig c;
+  c.impls = parse_impls(v(&NbcOptions::impls));
+  c.progress = parse_progress(v(&NbcOptions::progress));
   c.ops = parse_ops(v(&NbcOptions::ops));
   c.comm_times_s = parse_duration_list(v(&NbcOptions::comm_times), "--comm-times");
   c.comp_times_s = parse_duration_list(v(&NbcOptions::comp_times), "--comp-times");
@@ -96,6 +83,16 @@ bench::NbcConfig to_config(const NbcOptions& o, const ThreadChoice& threads) {
 
 // --resume continues the sweep the file describes: its grid and settings, not new ones.
 void sweep_from_file(bench::NbcConfig& c, const nlohmann::json& config) {
+  c.impls = {bench::NbcImpl::mpi};  // files from before liboverlap
+  if (config.contains("impls")) {
+    c.impls.clear();
+    for (const auto& name : config.at("impls")) {
+      const auto impl = bench::parse_nbc_impl(name.get<std::string>());
+      if (!impl) throw UsageError("unknown impl " + name.dump());
+      c.impls.push_back(*impl);
+    }
+  }
+  c.progress = parse_progress(config.value("progress", "shared"));
   c.ops.clear();
   for (const auto& name : config.at("ops")) {
     const auto op = bench::parse_nbc_op(name.get<std::string>());
@@ -168,6 +165,12 @@ bool is_done(const std::vector<bench::NbcPointRecord>& done, const bench::NbcPoi
 void add_nbc_command(CLI::App& app, NbcOptions& o) {
   CLI::App* nbc = app.add_subcommand(
       "nbc", "Overlap of nonblocking collectives with computation over a grid of times");
+  nbc->add_option("--impl", o.impls,
+                  "Whose collectives: mpi, overlap (liboverlap), or mpi,overlap to compare them "
+                  "point by point (default mpi)");
+  nbc->add_option("--progress", o.progress,
+                  "liboverlap's progress policy: caller, shared or dedicated (default shared; "
+                  "dedicated leaves one core free, see --dedicate-cores)");
   nbc->add_option(
       "--op", o.ops,
       "Collectives, comma-separated: " + bench::all_nbc_op_names() + ", or all (default ibcast)");
@@ -206,7 +209,10 @@ void add_nbc_command(CLI::App& app, NbcOptions& o) {
 
 NbcRun validate(const NbcOptions& o) {
   NbcRun run;
-  run.config = to_config(o, choose_threads(o.threads, o.dedicate_cores));
+  // A dedicated progress thread needs a core the computation leaves free.
+  const bool dedicated = o.progress.value_or("") == "dedicated";
+  const std::string dedicate = dedicated && o.dedicate_cores == "0" ? "1" : o.dedicate_cores;
+  run.config = to_config(o, choose_threads(o.threads, dedicate));
   run.clock = clock::make_clock_source(o.clock);
   run.label = o.label;
   run.output = o.output.empty() ? o.resume : o.output;
@@ -222,6 +228,10 @@ int run_nbc_command(NbcRun& run, const std::string& command_line, int thread_lev
   const auto started = std::chrono::steady_clock::now();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const auto& impls = run.config.impls;
+  if (std::find(impls.begin(), impls.end(), bench::NbcImpl::overlap) != impls.end()) {
+    if (int rc = start_liboverlap(run.config.progress); rc != 0) return rc;
+  }
   bench::RunContext ctx =
       bench::collect_run_context(MPI_COMM_WORLD, std::string(run.clock->name()), command_line);
   ctx.environment = bench::mpi_environment();

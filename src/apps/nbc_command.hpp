@@ -18,6 +18,8 @@ namespace overlap::apps {
 // The sweep options are unset unless given: with --resume the sweep comes from the file,
 // and giving them too is an error rather than a silent mix of two sweeps.
 struct NbcOptions {
+  std::optional<std::string> impls;             // default mpi
+  std::optional<std::string> progress;          // default shared
   std::optional<std::string> ops;               // default ibcast
   std::optional<std::string> comm_times;        // default 1ms:16ms
   std::optional<std::string> comp_times;        // default 1ms:16ms

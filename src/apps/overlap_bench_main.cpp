@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "apps/impact_command.hpp"
+#include "apps/latency_command.hpp"
 #include "apps/launcher_rank.hpp"
 #include "apps/nbc_command.hpp"
 #include "apps/sync_command.hpp"
@@ -52,13 +53,16 @@ int main(int argc, char** argv) {
   overlap::apps::add_nbc_command(app, nbc);
   overlap::apps::ImpactOptions impact;
   overlap::apps::add_impact_command(app, impact);
+  overlap::apps::LatencyOptions latency;
+  overlap::apps::add_latency_command(app, latency);
 
   // CLI11 would only say "a subcommand is required"; name the word the user typed.
   const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "sync" && first != "nbc" && first != "impact") {
+  if (!first.empty() && first[0] != '-' && first != "sync" && first != "nbc" && first != "impact" &&
+      first != "latency") {
     return usage_error("'" + first +
-                       "' is not a subcommand; allowed: sync, nbc, impact (see overlap-bench "
-                       "--help)");
+                       "' is not a subcommand; allowed: sync, nbc, impact, latency (see "
+                       "overlap-bench --help)");
   }
   try {
     app.parse(argc, argv);
@@ -75,10 +79,12 @@ int main(int argc, char** argv) {
   overlap::apps::SyncRun sync_run;
   overlap::apps::NbcRun nbc_run;
   overlap::apps::ImpactRun impact_run;
+  overlap::apps::LatencyRun latency_run;
   try {
     if (first == "sync") sync_run = overlap::apps::validate(sync);
     if (first == "nbc") nbc_run = overlap::apps::validate(nbc);
     if (first == "impact") impact_run = overlap::apps::validate(impact);
+    if (first == "latency") latency_run = overlap::apps::validate(latency);
   } catch (const overlap::UsageError& e) {
     return usage_error(e.what());
   }
@@ -97,6 +103,9 @@ int main(int argc, char** argv) {
     if (first == "nbc") code = overlap::apps::run_nbc_command(nbc_run, command_line, provided);
     if (first == "impact") {
       code = overlap::apps::run_impact_command(impact_run, command_line, provided);
+    }
+    if (first == "latency") {
+      code = overlap::apps::run_latency_command(latency_run, command_line, provided);
     }
   } catch (const std::exception& e) {
     std::cerr << "overlap-bench: error: " << e.what() << '\n';

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <utility>
 
 #include "base/duration.hpp"
@@ -37,14 +38,29 @@ double positive_duration(std::string_view item, std::string_view what) {
   return d;
 }
 
-}  // namespace
+// Message sizes are whole bytes: "1.5KiB" is, "0.1KiB" is not.
+double whole_bytes(std::string_view item, std::string_view what) {
+  const double b = parse_bytes(item, what);
+  if (b != std::floor(b)) {
+    throw UsageError(fmt::format("{}: '{}' is not a whole number of bytes", what, item));
+  }
+  if (b > kMaxListBytes) {
+    throw UsageError(
+        fmt::format("{}: '{}' is not allowed; sizes must be at most 1TiB", what, item));
+  }
+  return b;
+}
 
-std::vector<double> parse_duration_list(std::string_view text, std::string_view what) {
+// The grammar both lists share: comma-separated items, each one value or a range "lo:hi"
+// that expands to lo, 2 lo, 4 lo, ... up to hi. `parse_item` reads (and checks) one
+// positive value; `kind` and `example` make the error message. `slack` lets a ladder step
+// that misses hi by rounding still count as hi (times); whole bytes are exact and need none.
+std::vector<double> parse_ladder_list(std::string_view text, std::string_view what,
+                                      std::string_view kind, std::string_view example, double slack,
+                                      const std::function<double(std::string_view)>& parse_item) {
   const auto usage = [&](const std::string& why) {
-    return UsageError(
-        fmt::format("{}: '{}' is not a list of times; {} (allowed: e.g. "
-                    "1ms,4ms,16ms or the log2 range 1ms:64ms)",
-                    what, text, why));
+    return UsageError(fmt::format("{}: '{}' is not a list of {}; {} (allowed: e.g. {})", what, text,
+                                  kind, why, example));
   };
   if (text.empty()) throw usage("it is empty");
   std::vector<double> values;
@@ -52,13 +68,13 @@ std::vector<double> parse_duration_list(std::string_view text, std::string_view 
     if (item.empty()) throw usage("it has an empty item");
     const auto colon = item.find(':');
     if (colon == std::string_view::npos) {
-      values.push_back(positive_duration(item, what));
+      values.push_back(parse_item(item));
       continue;
     }
-    const double lo = positive_duration(item.substr(0, colon), what);
-    const double hi = positive_duration(item.substr(colon + 1), what);
+    const double lo = parse_item(item.substr(0, colon));
+    const double hi = parse_item(item.substr(colon + 1));
     if (hi < lo) throw usage(fmt::format("range '{}' ends before it starts", item));
-    for (double v = lo; v <= hi * (1 + 1e-9); v *= 2) {
+    for (double v = lo; v <= hi * (1 + slack); v *= 2) {
       values.push_back(v);
       if (values.size() > kMaxListLength) break;
     }
@@ -71,6 +87,23 @@ std::vector<double> parse_duration_list(std::string_view text, std::string_view 
     throw usage(fmt::format("more than {} values", kMaxListLength));
   }
   return values;
+}
+
+}  // namespace
+
+std::vector<double> parse_duration_list(std::string_view text, std::string_view what) {
+  return parse_ladder_list(text, what, "times", "1ms,4ms,16ms or the log2 range 1ms:64ms", 1e-9,
+                           [&](std::string_view item) { return positive_duration(item, what); });
+}
+
+std::vector<long> parse_byte_list(std::string_view text, std::string_view what) {
+  const std::vector<double> values =
+      parse_ladder_list(text, what, "sizes", "64KiB,1MiB or the log2 range 64KiB:16MiB", 0.0,
+                        [&](std::string_view item) { return whole_bytes(item, what); });
+  std::vector<long> bytes;
+  // Exact: every value is a whole number of at most kMaxListBytes (< 2^53).
+  for (double v : values) bytes.push_back(static_cast<long>(v));
+  return bytes;
 }
 
 std::vector<std::string> parse_name_list(std::string_view text, std::string_view what) {

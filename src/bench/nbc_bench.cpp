@@ -44,7 +44,7 @@ struct NbcSweep::Iteration {
 
 bool NbcPointKey::same_as(const NbcPointKey& o) const {
   const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(a, b); };
-  return op == o.op && close(target_comm_s, o.target_comm_s) &&
+  return impl == o.impl && op == o.op && close(target_comm_s, o.target_comm_s) &&
          close(target_comp_s, o.target_comp_s);
 }
 
@@ -71,9 +71,13 @@ NbcSweep::~NbcSweep() = default;
 
 std::vector<NbcPointKey> NbcSweep::points() const {
   std::vector<NbcPointKey> keys;
+  // Implementations innermost: each (op, comm, comp) is measured by both back to back,
+  // so a comparison sees the same machine state.
   for (NbcOp op : config_.ops) {
     for (double comm : config_.comm_times_s) {
-      for (double comp : config_.comp_times_s) keys.push_back({op, comm, comp});
+      for (double comp : config_.comp_times_s) {
+        for (NbcImpl impl : config_.impls) keys.push_back({impl, op, comm, comp});
+      }
     }
   }
   return keys;
@@ -136,7 +140,7 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(NbcOperation& op, double target) {
   cc.tolerance = config_.tolerance;
   cc.min_size = 1;
   cc.max_size = std::max(1L, op.max_elements(config_.max_bytes));
-  cc.initial_size = warm_start(last_comm_[op.op()], target, 1.0, 1024);
+  cc.initial_size = warm_start(last_comm_[{op.impl(), op.op()}], target, 1.0, 1024);
   const auto cost = [&](long elements) {
     op.resize(elements);
     comm_span_median(op, 1);  // warm-up: connections, registration, algorithm choice
@@ -147,7 +151,7 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(NbcOperation& op, double target) {
     return {false, 0,
             "message size not calibrated for " + format_duration(target) + ": " + r.reason};
   }
-  last_comm_[op.op()] = {r.size, r.time};
+  last_comm_[{op.impl(), op.op()}] = {r.size, r.time};
   return {true, r.size, ""};
 }
 
@@ -196,10 +200,10 @@ NbcPointRecord NbcSweep::measure(const NbcPointKey& key) {
   const auto started = std::chrono::steady_clock::now();
   NbcPointRecord rec;
   rec.key = key;
-  NbcOperation op(key.op, comm_);
+  NbcOperation op(key.op, key.impl, comm_);
 
   const auto calib_started = std::chrono::steady_clock::now();
-  const auto comm_key = std::make_pair(key.op, key.target_comm_s);
+  const auto comm_key = std::make_tuple(key.impl, key.op, key.target_comm_s);
   if (!comm_cache_.contains(comm_key)) {
     comm_cache_[comm_key] = calibrate_comm(op, key.target_comm_s);
   }

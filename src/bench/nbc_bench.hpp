@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/nbc_op.hpp"
@@ -33,6 +34,8 @@ class SyncBarrier;
 namespace overlap::bench {
 
 struct NbcConfig {
+  std::vector<NbcImpl> impls{NbcImpl::mpi};  // compared side by side, point by point
+  std::string progress = "shared";           // liboverlap's policy (recorded)
   std::vector<NbcOp> ops;
   std::vector<double> comm_times_s;
   std::vector<double> comp_times_s;
@@ -48,6 +51,7 @@ struct NbcConfig {
 };
 
 struct NbcPointKey {
+  NbcImpl impl = NbcImpl::mpi;
   NbcOp op = NbcOp::ibcast;
   double target_comm_s = 0;
   double target_comp_s = 0;
@@ -120,9 +124,10 @@ class NbcSweep {
   std::unique_ptr<clock::GroupSync> sync_;
   std::unique_ptr<clock::SyncBarrier> barrier_;
   std::unique_ptr<compute::GemmWorkload> gemm_;
-  std::map<std::pair<NbcOp, double>, Calibrated> comm_cache_;
+  std::map<std::tuple<NbcImpl, NbcOp, double>, Calibrated> comm_cache_;
   std::map<double, Calibrated> comp_cache_;
-  std::map<NbcOp, std::pair<long, double>> last_comm_;  // warm start: size, time
+  std::map<std::pair<NbcImpl, NbcOp>, std::pair<long, double>>
+      last_comm_;  // warm start: size, time
   std::pair<long, double> last_comp_{0, 0};
   double calibration_s_ = 0;
   int passes_ = 0;

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "overlap/overlap.h"
+
 namespace overlap::bench {
 namespace {
 
@@ -48,6 +50,14 @@ int to_int(long count) {
 
 }  // namespace
 
+std::string_view to_string(NbcImpl impl) { return impl == NbcImpl::mpi ? "mpi" : "overlap"; }
+
+std::optional<NbcImpl> parse_nbc_impl(std::string_view name) {
+  if (name == "mpi") return NbcImpl::mpi;
+  if (name == "overlap") return NbcImpl::overlap;
+  return std::nullopt;
+}
+
 std::string_view to_string(NbcOp op) {
   for (const auto& [o, name] : kNames) {
     if (o == op) return name;
@@ -77,13 +87,14 @@ std::string all_nbc_op_names() {
   return names;
 }
 
-NbcOperation::NbcOperation(NbcOp op, MPI_Comm comm) : op_(op), comm_(comm) {
+NbcOperation::NbcOperation(NbcOp op, NbcImpl impl, MPI_Comm comm)
+    : op_(op), impl_(impl), comm_(comm) {
   MPI_Comm_size(comm, &size_);
 }
 
-int NbcOperation::element_bytes() const {
-  return is_reduction(op_) ? static_cast<int>(sizeof(double)) : 1;
-}
+int element_bytes(NbcOp op) { return is_reduction(op) ? static_cast<int>(sizeof(double)) : 1; }
+
+int NbcOperation::element_bytes() const { return bench::element_bytes(op_); }
 
 long NbcOperation::max_elements(double max_bytes) const {
   if (!has_size()) return 0;
@@ -103,7 +114,34 @@ void NbcOperation::resize(long elements) {
   elements_ = elements;
 }
 
+namespace {
+
+// MPI's collectives and liboverlap's have the same signatures: one table each, one switch.
+struct CollectiveCalls {
+  decltype(&MPI_Ibcast) ibcast;
+  decltype(&MPI_Ireduce) ireduce;
+  decltype(&MPI_Iallreduce) iallreduce;
+  decltype(&MPI_Iallgather) iallgather;
+  decltype(&MPI_Ialltoall) ialltoall;
+  decltype(&MPI_Igather) igather;
+  decltype(&MPI_Iscatter) iscatter;
+  decltype(&MPI_Ireduce_scatter_block) ireduce_scatter_block;
+  decltype(&MPI_Ibarrier) ibarrier;
+};
+
+const CollectiveCalls kMpiCalls{
+    MPI_Ibcast,    MPI_Ireduce, MPI_Iallreduce, MPI_Iallgather,
+    MPI_Ialltoall, MPI_Igather, MPI_Iscatter,   MPI_Ireduce_scatter_block,
+    MPI_Ibarrier};
+const CollectiveCalls kOverlapCalls{
+    OVX_Ibcast,    OVX_Ireduce, OVX_Iallreduce, OVX_Iallgather,
+    OVX_Ialltoall, OVX_Igather, OVX_Iscatter,   OVX_Ireduce_scatter_block,
+    OVX_Ibarrier};
+
+}  // namespace
+
 MPI_Request NbcOperation::start() {
+  const CollectiveCalls& call = impl_ == NbcImpl::overlap ? kOverlapCalls : kMpiCalls;
   MPI_Request req = MPI_REQUEST_NULL;
   const bool reduction = is_reduction(op_);
   const MPI_Datatype type = reduction ? MPI_DOUBLE : MPI_BYTE;
@@ -112,31 +150,31 @@ MPI_Request NbcOperation::start() {
   void* r = recv_.data();
   switch (op_) {
     case NbcOp::ibcast:
-      MPI_Ibcast(s, n, type, 0, comm_, &req);
+      call.ibcast(s, n, type, 0, comm_, &req);
       break;
     case NbcOp::ireduce:
-      MPI_Ireduce(s, r, n, type, MPI_SUM, 0, comm_, &req);
+      call.ireduce(s, r, n, type, MPI_SUM, 0, comm_, &req);
       break;
     case NbcOp::iallreduce:
-      MPI_Iallreduce(s, r, n, type, MPI_SUM, comm_, &req);
+      call.iallreduce(s, r, n, type, MPI_SUM, comm_, &req);
       break;
     case NbcOp::iallgather:
-      MPI_Iallgather(s, n, type, r, n, type, comm_, &req);
+      call.iallgather(s, n, type, r, n, type, comm_, &req);
       break;
     case NbcOp::ialltoall:
-      MPI_Ialltoall(s, n, type, r, n, type, comm_, &req);
+      call.ialltoall(s, n, type, r, n, type, comm_, &req);
       break;
     case NbcOp::igather:
-      MPI_Igather(s, n, type, r, n, type, 0, comm_, &req);
+      call.igather(s, n, type, r, n, type, 0, comm_, &req);
       break;
     case NbcOp::iscatter:
-      MPI_Iscatter(s, n, type, r, n, type, 0, comm_, &req);
+      call.iscatter(s, n, type, r, n, type, 0, comm_, &req);
       break;
     case NbcOp::ireduce_scatter_block:
-      MPI_Ireduce_scatter_block(s, r, n, type, MPI_SUM, comm_, &req);
+      call.ireduce_scatter_block(s, r, n, type, MPI_SUM, comm_, &req);
       break;
     case NbcOp::ibarrier:
-      MPI_Ibarrier(comm_, &req);
+      call.ibarrier(comm_, &req);
       break;
   }
   return req;

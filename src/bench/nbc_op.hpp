@@ -3,7 +3,8 @@
 // the broadcast/reduced vector for ibcast, ireduce, iallreduce; the block each rank
 // contributes or receives for iallgather, ialltoall, igather, iscatter and
 // ireduce_scatter_block (as in OSU and IMB). Reductions use MPI_DOUBLE + MPI_SUM, the rest
-// MPI_BYTE. The root is rank 0. ibarrier has no size.
+// MPI_BYTE. The root is rank 0. ibarrier has no size. `impl` says whose collective runs:
+// the MPI library's (MPI_I*) or liboverlap's (OVX_I*, same arguments).
 #pragma once
 
 #include <mpi.h>
@@ -27,16 +28,24 @@ enum class NbcOp {
   ibarrier,
 };
 
+enum class NbcImpl { mpi, overlap };
+
+std::string_view to_string(NbcImpl impl);
+std::optional<NbcImpl> parse_nbc_impl(std::string_view name);
+
 std::string_view to_string(NbcOp op);
 std::optional<NbcOp> parse_nbc_op(std::string_view name);
 const std::vector<NbcOp>& all_nbc_ops();
 std::string all_nbc_op_names();  // "ibcast, ireduce, ..." for messages
+// Bytes per element: 8 (MPI_DOUBLE) for the reductions, 1 (MPI_BYTE) for the rest.
+int element_bytes(NbcOp op);
 
 class NbcOperation {
  public:
-  NbcOperation(NbcOp op, MPI_Comm comm);
+  NbcOperation(NbcOp op, NbcImpl impl, MPI_Comm comm);
 
   NbcOp op() const { return op_; }
+  NbcImpl impl() const { return impl_; }
   bool has_size() const { return op_ != NbcOp::ibarrier; }
   int element_bytes() const;
   // Largest element count whose buffers (send + receive on this rank) fit in `max_bytes`
@@ -53,6 +62,7 @@ class NbcOperation {
 
  private:
   NbcOp op_;
+  NbcImpl impl_;
   MPI_Comm comm_;
   int size_ = 1;
   long elements_ = 0;

@@ -25,25 +25,27 @@ void print_nbc_header(std::ostream& out, const bench::RunContext& ctx) {
   fmt::print(out, "# overlap-bench nbc: {} ({}), P = {}, {} computation thread(s) per rank\n",
              ctx.label, ctx.mpi_library, ctx.size, ctx.threads);
   fmt::print(out,
-             "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
+             "{:<8}{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
              "{:>5}  {}\n",
-             "op", "comm", "comp", "msg", "n", "t_comm", "t_comp", "t_meas", "r_ovh", "r_comm",
-             "r_slow", "OSU", "IMB", "diagnosis");
+             "impl", "op", "comm", "comp", "msg", "n", "t_comm", "t_comp", "t_meas", "r_ovh",
+             "r_comm", "r_slow", "OSU", "IMB", "diagnosis");
 }
 
 void print_nbc_point(std::ostream& out, const bench::NbcPointRecord& p) {
+  const std::string impl(bench::to_string(p.key.impl));
   const std::string op(bench::to_string(p.key.op));
   const std::string comm = format_duration(p.key.target_comm_s);
   const std::string comp = format_duration(p.key.target_comp_s);
   if (!p.valid) {
-    fmt::print(out, "{:<22} {:>9} {:>9} invalid: {}\n", op, comm, comp, p.invalid_reason);
+    fmt::print(out, "{:<8}{:<22} {:>9} {:>9} invalid: {}\n", impl, op, comm, comp,
+               p.invalid_reason);
     return;
   }
   const auto& t = p.times;
   fmt::print(out,
-             "{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
+             "{:<8}{:<22} {:>9} {:>9} {:>10} {:>6} {:>10} {:>10} {:>10} {:>7} {:>6} {:>6} {:>5} "
              "{:>5}  {}\n",
-             op, comm, comp, p.msg_bytes ? bytes(*p.msg_bytes) : "-",
+             impl, op, comm, comp, p.msg_bytes ? bytes(*p.msg_bytes) : "-",
              p.comp_size ? std::to_string(*p.comp_size) : "-", format_duration(t.t_comm_ref),
              format_duration(t.t_comp_ref), format_duration(t.t_measured), ratio(p.r_overhead),
              ratio(p.r_comm), ratio(p.r_comp_slowdown), pct(p.osu_overlap_pct),

@@ -33,7 +33,8 @@ measure::Diagnosis diagnosis_from(const std::string& name) {
 json nbc_point_to_json(const bench::NbcPointRecord& p) {
   const auto& t = p.times;
   const auto measured = [&](double v) { return p.valid ? json(v) : json(nullptr); };
-  return {{"op", std::string(bench::to_string(p.key.op))},
+  return {{"impl", std::string(bench::to_string(p.key.impl))},
+          {"op", std::string(bench::to_string(p.key.op))},
           {"target_comm_s", p.key.target_comm_s},
           {"target_comp_s", p.key.target_comp_s},
           {"valid", p.valid},
@@ -66,7 +67,12 @@ bench::NbcPointRecord nbc_point_from_json(const json& j) {
   const std::string op = j.at("op").get<std::string>();
   const auto parsed = bench::parse_nbc_op(op);
   if (!parsed) throw UsageError("unknown op '" + op + "'");
-  p.key = {*parsed, j.at("target_comm_s").get<double>(), j.at("target_comp_s").get<double>()};
+  // Files written before liboverlap existed have no "impl": they measured MPI's own.
+  const std::string impl = j.value("impl", "mpi");
+  const auto parsed_impl = bench::parse_nbc_impl(impl);
+  if (!parsed_impl) throw UsageError("unknown impl '" + impl + "'");
+  p.key = {*parsed_impl, *parsed, j.at("target_comm_s").get<double>(),
+           j.at("target_comp_s").get<double>()};
   p.valid = j.at("valid").get<bool>();
   p.invalid_reason = j.value("invalid_reason", "");
   p.msg_bytes = optional_from<long>(j, "msg_bytes");
@@ -93,7 +99,11 @@ bench::NbcPointRecord nbc_point_from_json(const json& j) {
 json nbc_config_to_json(const bench::NbcConfig& c) {
   json ops = json::array();
   for (auto op : c.ops) ops.push_back(std::string(bench::to_string(op)));
-  return {{"ops", ops},
+  json impls = json::array();
+  for (auto impl : c.impls) impls.push_back(std::string(bench::to_string(impl)));
+  return {{"impls", impls},
+          {"progress", c.progress},
+          {"ops", ops},
           {"comm_times_s", c.comm_times_s},
           {"comp_times_s", c.comp_times_s},
           {"iterations", c.iterations},

@@ -35,6 +35,39 @@ TEST(DurationList, BadListsNameTheOptionAndValue) {
   }
 }
 
+TEST(ByteList, ExplicitItemsAreSortedAndDeduplicated) {
+  EXPECT_EQ(parse_byte_list("1MiB,64KiB,1024KiB,100B", "--x"),
+            (std::vector<long>{100, 64 * 1024, 1024 * 1024}));
+  EXPECT_EQ(parse_byte_list("1.5KiB", "--x"), (std::vector<long>{1536}));
+}
+
+TEST(ByteList, RangesAreLog2Ladders) {
+  const auto v = parse_byte_list("64KiB:16MiB", "--x");
+  ASSERT_EQ(v.size(), 9u);
+  EXPECT_EQ(v.front(), 64L * 1024);
+  EXPECT_EQ(v[1], 128L * 1024);
+  EXPECT_EQ(v.back(), 16L * 1024 * 1024);
+  // An end off the ladder stops below it, exactly (no rounding slack for whole bytes).
+  EXPECT_EQ(parse_byte_list("64KiB:200KiB,1B", "--x"),
+            (std::vector<long>{1, 64 * 1024, 128 * 1024}));
+  EXPECT_EQ(parse_byte_list("1000000001B:2000000001B", "--x"), (std::vector<long>{1000000001}));
+  EXPECT_EQ(parse_byte_list("1GiB:1024GiB", "--x").back(), 1024L * 1024 * 1024 * 1024);
+}
+
+TEST(ByteList, BadListsNameTheOptionAndValueInOneLine) {
+  for (const char* bad : {"", "64KiB,,1MiB", "1MiB:64KiB", "0KiB", "12XB", "1.5B", "0.1KiB",
+                          "64KiB:", "2048GiB", "1B:2048GiB"}) {
+    try {
+      parse_byte_list(bad, "--sizes");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--sizes"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(NameList, SplitsAndDeduplicates) {
   EXPECT_EQ(parse_name_list("a,b,a", "--op"), (std::vector<std::string>{"a", "b"}));
   EXPECT_THROW(parse_name_list("a,,b", "--op"), UsageError);

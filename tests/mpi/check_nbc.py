@@ -27,22 +27,25 @@ DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdo
 TIME_FIELDS = ("t_comm_ref_s", "t_comp_ref_s", "t_measured_s", "t_measured_p25_s",
                "t_measured_p75_s", "t_call_s", "t_comp_s", "t_wait_s")
 RATIO_FIELDS = ("r_overhead", "r_comm", "r_comp_slowdown", "osu_overlap_pct", "imb_overlap_pct")
-POINT_KEYS = {"op", "target_comm_s", "target_comp_s", "valid", "invalid_reason", "msg_bytes",
+POINT_KEYS = {"impl", "op", "target_comm_s", "target_comp_s", "valid", "invalid_reason", "msg_bytes",
               "comp_size", "iterations", *TIME_FIELDS, *RATIO_FIELDS, "diagnosis",
               "diagnosis_text", "calibration_s", "elapsed_s"}
 
-# sweep: about 5 s at P = 2, 10 s at P = 3 on two cores.
-SWEEP = dict(ops=["ibcast", "iallreduce"], comm=["1ms", "2ms"], comp=["1ms", "2ms"],
-             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3"])
+# sweep: about 10 s at P = 2 on two cores; MPI's collectives and liboverlap's side by side.
+SWEEP = dict(impls=["mpi", "overlap"], ops=["ibcast", "iallreduce"], comm=["1ms", "2ms"],
+             comp=["1ms", "2ms"],
+             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
+                    "--progress", "shared"])
 # The same with more ranks than cores: MPICH (ch4:ucx) busy-polls, so a rank waiting for a
 # descheduled one loses a whole time slice and even a 1-byte collective takes several ms;
 # targets of 1-2 ms never calibrate. Longer targets, looser tolerance: about 15 s at P = 3.
-SWEEP_OVERSUBSCRIBED = dict(ops=["ibcast", "iallreduce"], comm=["16ms", "32ms"],
-                            comp=["8ms", "16ms"],
+# liboverlap's collectives only, progressed by the caller: about 15 s at P = 3.
+SWEEP_OVERSUBSCRIBED = dict(impls=["overlap"], ops=["ibcast", "iallreduce"],
+                            comm=["16ms", "32ms"], comp=["8ms", "16ms"],
                             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
-                                   "--tolerance", "30%"])
+                                   "--tolerance", "30%", "--progress", "caller"])
 # resume: about 15 s at P = 2; the first points take longest (calibration).
-RESUME = dict(ops=["ibcast"], comm=["4ms", "16ms"], comp=["4ms", "16ms", "64ms"],
+RESUME = dict(impls=["mpi"], ops=["ibcast"], comm=["4ms", "16ms"], comp=["4ms", "16ms", "64ms"],
               extra=["--iterations", "5"])
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
@@ -53,23 +56,24 @@ def seconds(text):
 
 
 def bench_args(grid):
-    return (["nbc", "--op", ",".join(grid["ops"]), "--comm-times", ",".join(grid["comm"]),
+    return (["nbc", "--impl", ",".join(grid["impls"]), "--op", ",".join(grid["ops"]), "--comm-times", ",".join(grid["comm"]),
              "--comp-times", ",".join(grid["comp"]), "--sync-span", "0.2s", "--bar", "never"]
             + grid["extra"])
 
 
 def grid_keys(grid):
-    return {(op, seconds(c), seconds(p)) for op in grid["ops"] for c in grid["comm"]
-            for p in grid["comp"]}
+    return {(impl, op, seconds(c), seconds(p)) for impl in grid["impls"] for op in grid["ops"]
+            for c in grid["comm"] for p in grid["comp"]}
 
 
 def point_key(p, grid):
-    """(op, comm, comp) with the targets snapped to the grid's own values."""
+    """(impl, op, comm, comp) with the targets snapped to the grid's own values."""
     for key in grid_keys(grid):
-        if p["op"] == key[0] and close(p["target_comm_s"], key[1]) and \
-                close(p["target_comp_s"], key[2]):
+        if p.get("impl") == key[0] and p["op"] == key[1] and \
+                close(p["target_comm_s"], key[2]) and close(p["target_comp_s"], key[3]):
             return key
-    fail(f"point {p['op']} {p['target_comm_s']} x {p['target_comp_s']} is not in the grid")
+    fail(f"point {p.get('impl')} {p['op']} {p['target_comm_s']} x {p['target_comp_s']} "
+         f"is not in the grid")
 
 
 def load(path):
@@ -90,6 +94,13 @@ def check_metadata(doc, args, grid):
         fail(f"benchmark {doc.get('benchmark')!r}, expected 'nbc'")
     if not isinstance(doc.get("complete"), bool):
         fail(f"complete is {doc.get('complete')!r}, not a boolean")
+    cfg = doc.get("config", {})
+    if cfg.get("impls") != grid["impls"]:
+        fail(f"config.impls {cfg.get('impls')!r}, the run asked for {grid['impls']}")
+    asked = grid["extra"][grid["extra"].index("--progress") + 1] if "--progress" in grid["extra"] \
+        else "shared"
+    if cfg.get("progress") != asked:
+        fail(f"config.progress {cfg.get('progress')!r}, the run asked for {asked!r}")
     meta = doc["metadata"]
     n = args.np
     if meta.get("processes") != n:
@@ -252,14 +263,15 @@ def check_csv(path, doc):
 
 
 def console_rows(stdout, grid):
-    """(op, comm, comp) of every point row in the console output."""
+    """(impl, op, comm, comp) of every point row in the console output."""
     rows = []
     for line in stdout.splitlines():
-        m = re.match(r"^(\w+)\s+([0-9.]+ (?:ns|us|ms|s|min))\s+([0-9.]+ (?:ns|us|ms|s|min))\s",
-                     line)
-        if m and m.group(1) in grid["ops"]:
-            rows.append(point_key({"op": m.group(1), "target_comm_s": seconds(m.group(2)),
-                                   "target_comp_s": seconds(m.group(3))}, grid))
+        m = re.match(r"^(\w+)\s+(\w+)\s+([0-9.]+ (?:ns|us|ms|s|min))\s+"
+                     r"([0-9.]+ (?:ns|us|ms|s|min))\s", line)
+        if m and m.group(1) in grid["impls"] and m.group(2) in grid["ops"]:
+            rows.append(point_key({"impl": m.group(1), "op": m.group(2),
+                                   "target_comm_s": seconds(m.group(3)),
+                                   "target_comp_s": seconds(m.group(4))}, grid))
     return rows
 
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/usage_error.hpp"
 #include "output/nbc_csv.hpp"
 
 namespace overlap::output {
@@ -9,7 +10,7 @@ namespace {
 
 bench::NbcPointRecord valid_point() {
   bench::NbcPointRecord p;
-  p.key = {bench::NbcOp::iallreduce, 0.004, 0.016};
+  p.key = {bench::NbcImpl::overlap, bench::NbcOp::iallreduce, 0.004, 0.016};
   p.valid = true;
   p.msg_bytes = 1 << 20;
   p.comp_size = 512;
@@ -30,7 +31,7 @@ bench::NbcPointRecord valid_point() {
 
 bench::NbcPointRecord invalid_point() {
   bench::NbcPointRecord p;
-  p.key = {bench::NbcOp::ibarrier, 0.001, 0.002};
+  p.key = {bench::NbcImpl::mpi, bench::NbcOp::ibarrier, 0.001, 0.002};
   p.invalid_reason = "ibarrier has no size to calibrate: it takes 5 us, not within 10 % of 1 ms";
   p.times.t_comm_ref = 123;  // must not leak: invalid points carry no numbers
   p.r_overhead = 0.5;
@@ -50,6 +51,20 @@ void expect_same(const bench::NbcPointRecord& a, const bench::NbcPointRecord& b)
   EXPECT_EQ(a.imb_overlap_pct, b.imb_overlap_pct);
   EXPECT_EQ(a.diagnosis, b.diagnosis);
   EXPECT_EQ(a.elapsed_s, b.elapsed_s);
+}
+
+TEST(NbcJson, ImplIsKeptAndOldFilesMeanMpi) {
+  auto j = nbc_point_to_json(valid_point());
+  EXPECT_EQ(j.at("impl"), "overlap");
+  EXPECT_EQ(nbc_point_from_json(j).key.impl, bench::NbcImpl::overlap);
+  j.erase("impl");  // written before liboverlap existed
+  EXPECT_EQ(nbc_point_from_json(j).key.impl, bench::NbcImpl::mpi);
+  j["impl"] = "ompi";
+  EXPECT_THROW(nbc_point_from_json(j), UsageError);
+  // Same op and targets, other implementation: a different grid point.
+  auto other = valid_point();
+  other.key.impl = bench::NbcImpl::mpi;
+  EXPECT_FALSE(other.key.same_as(valid_point().key));
 }
 
 TEST(NbcJson, ValidPointRoundTripsExactly) {

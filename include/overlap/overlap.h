@@ -1,0 +1,76 @@
+/* liboverlap: nonblocking collectives that progress while the application computes.
+ *
+ * Each OVX_I* call mirrors its MPI_I* counterpart and hands back a real MPI request
+ * (a generalized request), so MPI_Wait, MPI_Test and MPI_Waitall work on any mix of
+ * these requests and ordinary MPI requests. A progress engine drives the collectives:
+ *   OVX_PROGRESS_CALLER     no thread; progress happens inside MPI_Test/MPI_Wait calls
+ *   OVX_PROGRESS_SHARED     a thread that polls gently (adaptive back-off and sleeps),
+ *                           for nodes where computation uses every core
+ *   OVX_PROGRESS_DEDICATED  a thread bound to a core the computation leaves free,
+ *                           polling continuously while collectives are in flight
+ * OVX_PROGRESS_DEFAULT reads the environment variable OVERLAP_PROGRESS
+ * (caller|shared|dedicated), else uses shared. The dedicated core is the last core of
+ * the process's CPU set unless OVERLAP_PROGRESS_CORE names another (0-based index
+ * within the set).
+ *
+ * Call OVX_Init after MPI_Init_thread (thread policies need MPI_THREAD_MULTIPLE); a
+ * collective called first initializes with OVX_PROGRESS_DEFAULT. MPI_Finalize shuts the
+ * engine down; OVX_Finalize does it earlier. Errors are reported like MPI reports them:
+ * the communicator's error handler is called with a code whose MPI_Error_string says
+ * what was refused and why.
+ */
+#ifndef OVERLAP_OVERLAP_H
+#define OVERLAP_OVERLAP_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OVX_VERSION_MAJOR 0
+#define OVX_VERSION_MINOR 1
+
+typedef enum OVX_Progress {
+  OVX_PROGRESS_DEFAULT = 0,
+  OVX_PROGRESS_CALLER = 1,
+  OVX_PROGRESS_SHARED = 2,
+  OVX_PROGRESS_DEDICATED = 3
+} OVX_Progress;
+
+int OVX_Init(OVX_Progress policy);
+int OVX_Finalize(void);
+int OVX_Initialized(int* flag);
+/* The policy in use (never OVX_PROGRESS_DEFAULT once initialized). */
+int OVX_Get_progress(OVX_Progress* policy);
+/* One progress pass from the calling thread; *work counts tasks started or finished. */
+int OVX_Poll(int* work);
+/* "caller", "shared", "dedicated" or "default". */
+const char* OVX_Progress_name(OVX_Progress policy);
+
+int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request);
+int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request* request);
+int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request* request);
+int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request);
+int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request* request);
+int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request);
+int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OVERLAP_OVERLAP_H */

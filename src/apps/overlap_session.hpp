@@ -1,0 +1,14 @@
+// Starts liboverlap's progress engine for a benchmark run, after MPI_Init and before any
+// computation thread exists (a dedicated progress core must be taken away from the main
+// thread before OpenMP creates its workers). All ranks agree on success.
+#pragma once
+
+#include <string>
+
+namespace overlap::apps {
+
+// `policy`: caller, shared or dedicated. Returns 0, or 2 after rank 0 printed one line
+// saying why liboverlap could not start (on any rank).
+int start_liboverlap(const std::string& policy);
+
+}  // namespace overlap::apps

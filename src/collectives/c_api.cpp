@@ -1,0 +1,356 @@
+// The C API (include/overlap/overlap.h): argument checks with MPI's meaning of every
+// argument, then a task graph handed to the engine behind a generalized request.
+#include "overlap/overlap.h"
+
+#include <climits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "collectives/algorithms.hpp"
+#include "collectives/buffer_layout.hpp"
+#include "collectives/comm_context.hpp"
+#include "collectives/mpi_errors.hpp"
+#include "collectives/reduction.hpp"
+#include "collectives/runtime.hpp"
+#include "progress/generalized_request.hpp"
+#include "progress/mpi_transport.hpp"
+
+namespace {
+
+using namespace overlap;
+using collectives::Group;
+using progress::TaskGraph;
+
+int fail(const char* fn, MPI_Comm comm, const std::string& why) {
+  return collectives::report_error(comm, std::string(fn) + ": " + why);
+}
+
+std::string check_root(int root, int size) {
+  if (root >= 0 && root < size) return "";
+  return "root=" + std::to_string(root) + " is not a rank of the communicator (allowed: 0.." +
+         std::to_string(size - 1) + ")";
+}
+
+std::string check_total(std::size_t block, int size) {
+  const auto total = static_cast<unsigned long long>(block) * static_cast<unsigned long long>(size);
+  if (total <= static_cast<unsigned long long>(INT_MAX)) return "";
+  return std::to_string(size) + " blocks of " + std::to_string(block) + " bytes exceed " +
+         std::to_string(INT_MAX) + " bytes in one buffer";
+}
+
+// Checks run with the communicator's rank and size and return an error text or "";
+// build adds this rank's tasks to the graph.
+template <class Check, class Build>
+int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check check, Build build) {
+  if (request == nullptr) return fail(fn, comm, "request is NULL");
+  if (comm == MPI_COMM_NULL) return fail(fn, comm, "communicator is MPI_COMM_NULL");
+  std::string error;
+  progress::ProgressEngine* engine = collectives::runtime_engine();
+  if (engine == nullptr) engine = collectives::runtime_start(std::nullopt, error);
+  if (engine == nullptr) return fail(fn, comm, error);
+  auto ctx = collectives::context_for(comm, error);
+  if (!ctx) return fail(fn, comm, error);
+  error = check(ctx->rank(), ctx->size());
+  if (!error.empty()) return fail(fn, comm, error);
+
+  auto graph = std::make_shared<TaskGraph>(
+      std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->next_tag_base(), ctx));
+  graph->start_when([c = ctx.get()] { return c->ready(); });
+  build(*graph, Group{ctx->rank(), ctx->size()});
+  const int rc = progress::start_generalized_request(*engine, std::move(graph), request);
+  return rc == MPI_SUCCESS ? rc : fail(fn, comm, "could not create the generalized request");
+}
+
+// Reductions: bytes and kernel of (count, datatype, op).
+struct ReductionArgs {
+  std::size_t bytes = 0;
+  collectives::ReduceKernel kernel;
+  std::string error;
+};
+ReductionArgs reduction_args(int count, MPI_Datatype type, MPI_Op op) {
+  ReductionArgs a;
+  auto layout = collectives::contiguous_bytes(count, type, "count", "datatype");
+  if (!layout.error.empty()) {
+    a.error = layout.error;
+    return a;
+  }
+  auto found = collectives::find_reduction(op, type);
+  if (found.kernel.fn == nullptr) {
+    a.error = found.error;
+    return a;
+  }
+  a.bytes = layout.bytes;
+  a.kernel = found.kernel;
+  return a;
+}
+
+// Block size of the "all" collectives: recv describes one block; send must match unless
+// it is MPI_IN_PLACE.
+struct BlockArgs {
+  std::size_t block = 0;
+  std::string error;
+};
+BlockArgs block_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                     MPI_Datatype recvtype, int size) {
+  BlockArgs b;
+  auto recv = collectives::contiguous_bytes(recvcount, recvtype, "recvcount", "recvtype");
+  if (!recv.error.empty()) {
+    b.error = recv.error;
+    return b;
+  }
+  if (sendbuf != MPI_IN_PLACE) {
+    auto send = collectives::contiguous_bytes(sendcount, sendtype, "sendcount", "sendtype");
+    if (!send.error.empty()) {
+      b.error = send.error;
+      return b;
+    }
+    if (send.bytes != recv.bytes) {
+      b.error = "sendcount x sendtype is " + std::to_string(send.bytes) +
+                " bytes but recvcount x recvtype is " + std::to_string(recv.bytes) +
+                " bytes (they must describe the same data)";
+      return b;
+    }
+  }
+  b.block = recv.bytes;
+  b.error = check_total(b.block, size);
+  return b;
+}
+
+const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nullptr : buf; }
+
+}  // namespace
+
+extern "C" {
+
+int OVX_Init(OVX_Progress policy) {
+  std::optional<progress::ProgressPolicy> requested;
+  switch (policy) {
+    case OVX_PROGRESS_DEFAULT:
+      break;
+    case OVX_PROGRESS_CALLER:
+      requested = progress::ProgressPolicy::caller;
+      break;
+    case OVX_PROGRESS_SHARED:
+      requested = progress::ProgressPolicy::shared;
+      break;
+    case OVX_PROGRESS_DEDICATED:
+      requested = progress::ProgressPolicy::dedicated;
+      break;
+    default:
+      return fail("OVX_Init", MPI_COMM_WORLD,
+                  "policy=" + std::to_string(static_cast<int>(policy)) +
+                      " is not an OVX_Progress value (allowed: OVX_PROGRESS_DEFAULT, _CALLER, "
+                      "_SHARED, _DEDICATED)");
+  }
+  if (auto* running = collectives::runtime_engine(); running != nullptr) {
+    if (!requested || *requested == running->policy()) return MPI_SUCCESS;
+    return fail("OVX_Init", MPI_COMM_WORLD,
+                std::string("already running with the '") +
+                    progress::policy_name(running->policy()) + "' policy; call OVX_Finalize first");
+  }
+  std::string error;
+  if (collectives::runtime_start(requested, error) == nullptr)
+    return fail("OVX_Init", MPI_COMM_WORLD, error);
+  return MPI_SUCCESS;
+}
+
+int OVX_Finalize(void) {
+  collectives::runtime_stop();
+  return MPI_SUCCESS;
+}
+
+int OVX_Initialized(int* flag) {
+  *flag = collectives::runtime_engine() != nullptr ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int OVX_Get_progress(OVX_Progress* policy) {
+  auto* e = collectives::runtime_engine();
+  if (e == nullptr)
+    return fail("OVX_Get_progress", MPI_COMM_WORLD, "liboverlap is not initialised");
+  switch (e->policy()) {
+    case progress::ProgressPolicy::caller:
+      *policy = OVX_PROGRESS_CALLER;
+      break;
+    case progress::ProgressPolicy::shared:
+      *policy = OVX_PROGRESS_SHARED;
+      break;
+    case progress::ProgressPolicy::dedicated:
+      *policy = OVX_PROGRESS_DEDICATED;
+      break;
+  }
+  return MPI_SUCCESS;
+}
+
+int OVX_Poll(int* work) {
+  auto* e = collectives::runtime_engine();
+  const int w = e == nullptr ? 0 : e->progress();
+  if (work != nullptr) *work = w;
+  return MPI_SUCCESS;
+}
+
+const char* OVX_Progress_name(OVX_Progress policy) {
+  switch (policy) {
+    case OVX_PROGRESS_CALLER:
+      return "caller";
+    case OVX_PROGRESS_SHARED:
+      return "shared";
+    case OVX_PROGRESS_DEDICATED:
+      return "dedicated";
+    default:
+      return "default";
+  }
+}
+
+int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return run_collective(
+      "OVX_Ibarrier", comm, request, [](int, int) { return std::string(); },
+      [](TaskGraph& g, Group grp) { collectives::build_ibarrier(g, grp); });
+}
+
+int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  collectives::BufferBytes layout;
+  return run_collective(
+      "OVX_Ibcast", comm, request,
+      [&](int, int size) {
+        layout = collectives::contiguous_bytes(count, datatype, "count", "datatype");
+        return layout.error.empty() ? check_root(root, size) : layout.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_ibcast(g, buffer, layout.bytes, root, grp);
+      });
+}
+
+int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request* request) {
+  ReductionArgs a;
+  return run_collective(
+      "OVX_Ireduce", comm, request,
+      [&](int rank, int size) {
+        a = reduction_args(count, datatype, op);
+        if (!a.error.empty()) return a.error;
+        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (sendbuf == MPI_IN_PLACE && rank != root)
+          return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
+        return std::string();
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_ireduce(g, in_place_to_null(sendbuf), recvbuf,
+                                   a.bytes / a.kernel.elem_size, a.kernel, root, grp);
+      });
+}
+
+int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  ReductionArgs a;
+  return run_collective(
+      "OVX_Iallreduce", comm, request,
+      [&](int, int) {
+        a = reduction_args(count, datatype, op);
+        return a.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_iallreduce(g, in_place_to_null(sendbuf), recvbuf,
+                                      a.bytes / a.kernel.elem_size, a.kernel, grp);
+      });
+}
+
+int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  BlockArgs b;
+  return run_collective(
+      "OVX_Iallgather", comm, request,
+      [&](int, int size) {
+        b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+        return b.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_iallgather(g, in_place_to_null(sendbuf), recvbuf, b.block, grp);
+      });
+}
+
+int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  BlockArgs b;
+  return run_collective(
+      "OVX_Ialltoall", comm, request,
+      [&](int, int size) {
+        b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+        return b.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_ialltoall(g, in_place_to_null(sendbuf), recvbuf, b.block, grp);
+      });
+}
+
+int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+  std::size_t block = 0;
+  return run_collective(
+      "OVX_Igather", comm, request,
+      [&](int rank, int size) {
+        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (rank == root) {
+          BlockArgs b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+          block = b.block;
+          return b.error;
+        }
+        if (sendbuf == MPI_IN_PLACE)
+          return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
+        auto s = collectives::contiguous_bytes(sendcount, sendtype, "sendcount", "sendtype");
+        block = s.bytes;
+        return s.error.empty() ? check_total(block, size) : s.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_igather(g, in_place_to_null(sendbuf), recvbuf, block, root, grp);
+      });
+}
+
+int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+  std::size_t block = 0;
+  return run_collective(
+      "OVX_Iscatter", comm, request,
+      [&](int rank, int size) {
+        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (rank != root) {
+          if (recvbuf == MPI_IN_PLACE)
+            return std::string("recvbuf is MPI_IN_PLACE on a rank that is not the root");
+          auto r = collectives::contiguous_bytes(recvcount, recvtype, "recvcount", "recvtype");
+          block = r.bytes;
+          return r.error.empty() ? check_total(block, size) : r.error;
+        }
+        // At the root the roles of send and recv are swapped with respect to gather.
+        const void* recv_arg = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : recvbuf;
+        BlockArgs b = block_args(recv_arg, recvcount, recvtype, sendcount, sendtype, size);
+        block = b.block;
+        return b.error;
+      },
+      [&](TaskGraph& g, Group grp) {
+        void* recv = recvbuf == MPI_IN_PLACE ? nullptr : recvbuf;
+        collectives::build_iscatter(g, sendbuf, recv, block, root, grp);
+      });
+}
+
+int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request) {
+  ReductionArgs a;
+  return run_collective(
+      "OVX_Ireduce_scatter_block", comm, request,
+      [&](int, int size) {
+        a = reduction_args(recvcount, datatype, op);
+        if (!a.error.empty()) return a.error;
+        return check_total(a.bytes, size);
+      },
+      [&](TaskGraph& g, Group grp) {
+        collectives::build_ireduce_scatter_block(g, in_place_to_null(sendbuf), recvbuf,
+                                                 a.bytes / a.kernel.elem_size, a.kernel, grp);
+      });
+}
+
+}  // extern "C"

@@ -1,0 +1,77 @@
+#include "progress/progress_policy.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace overlap::progress {
+
+std::optional<ProgressPolicy> parse_policy(std::string_view name) {
+  if (name == "caller") return ProgressPolicy::caller;
+  if (name == "shared") return ProgressPolicy::shared;
+  if (name == "dedicated") return ProgressPolicy::dedicated;
+  return std::nullopt;
+}
+
+const char* policy_name(ProgressPolicy policy) {
+  switch (policy) {
+    case ProgressPolicy::caller:
+      return "caller";
+    case ProgressPolicy::shared:
+      return "shared";
+    case ProgressPolicy::dedicated:
+      return "dedicated";
+  }
+  return "?";
+}
+
+bool needs_thread(ProgressPolicy policy) { return policy != ProgressPolicy::caller; }
+
+namespace {
+
+// Reads a non-negative integer variable; returns false (and sets error) when malformed.
+bool read_int(const char* name, long max, long& out, std::string& error) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return true;
+  const std::string_view s(text);
+  long v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || v < 0 || v > max) {
+    error = std::string(name) + "='" + text + "' is not an integer in 0.." + std::to_string(max);
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
+  ConfigResult r;
+  if (requested) {
+    r.config.policy = *requested;
+  } else if (const char* env = std::getenv("OVERLAP_PROGRESS"); env != nullptr && *env != '\0') {
+    auto p = parse_policy(env);
+    if (!p) {
+      r.error =
+          std::string("OVERLAP_PROGRESS='") + env + "' is not one of: caller, shared, dedicated";
+      return r;
+    }
+    r.config.policy = *p;
+  }
+  long core = -1, min_us = r.config.backoff.min_sleep.count(),
+       max_us = r.config.backoff.max_sleep.count();
+  if (!read_int("OVERLAP_PROGRESS_CORE", 1L << 20, core, r.error)) return r;
+  if (!read_int("OVERLAP_SHARED_MIN_SLEEP_US", 1000000, min_us, r.error)) return r;
+  if (!read_int("OVERLAP_SHARED_MAX_SLEEP_US", 1000000, max_us, r.error)) return r;
+  if (max_us < min_us) {
+    r.error = "OVERLAP_SHARED_MAX_SLEEP_US=" + std::to_string(max_us) +
+              " is below OVERLAP_SHARED_MIN_SLEEP_US=" + std::to_string(min_us);
+    return r;
+  }
+  r.config.core_index = static_cast<int>(core);
+  r.config.backoff.min_sleep = std::chrono::microseconds{min_us};
+  r.config.backoff.max_sleep = std::chrono::microseconds{max_us};
+  return r;
+}
+
+}  // namespace overlap::progress
