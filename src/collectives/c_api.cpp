@@ -85,34 +85,51 @@ ReductionArgs reduction_args(int count, MPI_Datatype type, MPI_Op op) {
   return a;
 }
 
-// Block size of the "all" collectives: recv describes one block; send must match unless
-// it is MPI_IN_PLACE.
+// One side of a send/receive pair, with the argument names errors should use.
+struct Side {
+  const void* buf;
+  int count;
+  MPI_Datatype type;
+  const char* count_name;
+  const char* type_name;
+};
+Side send_side(const void* buf, int count, MPI_Datatype type) {
+  return {buf, count, type, "sendcount", "sendtype"};
+}
+Side recv_side(const void* buf, int count, MPI_Datatype type) {
+  return {buf, count, type, "recvcount", "recvtype"};
+}
+
+// Block size of the "all" and rooted collectives: `block` describes one block; `other`
+// must describe the same number of bytes unless its buffer is MPI_IN_PLACE.
 struct BlockArgs {
   std::size_t block = 0;
   std::string error;
 };
-BlockArgs block_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
-                     MPI_Datatype recvtype, int size) {
+BlockArgs block_args(const Side& block, const Side& other, int size) {
   BlockArgs b;
-  auto recv = collectives::contiguous_bytes(recvcount, recvtype, "recvcount", "recvtype");
-  if (!recv.error.empty()) {
-    b.error = recv.error;
+  auto mine =
+      collectives::contiguous_bytes(block.count, block.type, block.count_name, block.type_name);
+  if (!mine.error.empty()) {
+    b.error = mine.error;
     return b;
   }
-  if (sendbuf != MPI_IN_PLACE) {
-    auto send = collectives::contiguous_bytes(sendcount, sendtype, "sendcount", "sendtype");
-    if (!send.error.empty()) {
-      b.error = send.error;
+  if (other.buf != MPI_IN_PLACE) {
+    auto theirs =
+        collectives::contiguous_bytes(other.count, other.type, other.count_name, other.type_name);
+    if (!theirs.error.empty()) {
+      b.error = theirs.error;
       return b;
     }
-    if (send.bytes != recv.bytes) {
-      b.error = "sendcount x sendtype is " + std::to_string(send.bytes) +
-                " bytes but recvcount x recvtype is " + std::to_string(recv.bytes) +
+    if (theirs.bytes != mine.bytes) {
+      b.error = std::string(other.count_name) + " x " + other.type_name + " is " +
+                std::to_string(theirs.bytes) + " bytes but " + block.count_name + " x " +
+                block.type_name + " is " + std::to_string(mine.bytes) +
                 " bytes (they must describe the same data)";
       return b;
     }
   }
-  b.block = recv.bytes;
+  b.block = mine.bytes;
   b.error = check_total(b.block, size);
   return b;
 }
@@ -263,7 +280,8 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   return run_collective(
       "OVX_Iallgather", comm, request,
       [&](int, int size) {
-        b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+        b = block_args(recv_side(recvbuf, recvcount, recvtype),
+                       send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
@@ -277,7 +295,8 @@ int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return run_collective(
       "OVX_Ialltoall", comm, request,
       [&](int, int size) {
-        b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+        b = block_args(recv_side(recvbuf, recvcount, recvtype),
+                       send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
@@ -294,7 +313,8 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
       [&](int rank, int size) {
         if (std::string e = check_root(root, size); !e.empty()) return e;
         if (rank == root) {
-          BlockArgs b = block_args(sendbuf, sendcount, sendtype, recvcount, recvtype, size);
+          BlockArgs b = block_args(recv_side(recvbuf, recvcount, recvtype),
+                                   send_side(sendbuf, sendcount, sendtype), size);
           block = b.block;
           return b.error;
         }
@@ -324,9 +344,9 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
           block = r.bytes;
           return r.error.empty() ? check_total(block, size) : r.error;
         }
-        // At the root the roles of send and recv are swapped with respect to gather.
-        const void* recv_arg = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : recvbuf;
-        BlockArgs b = block_args(recv_arg, recvcount, recvtype, sendcount, sendtype, size);
+        // At the root the send side describes the blocks; recv may be MPI_IN_PLACE.
+        BlockArgs b = block_args(send_side(sendbuf, sendcount, sendtype),
+                                 recv_side(recvbuf, recvcount, recvtype), size);
         block = b.block;
         return b.error;
       },

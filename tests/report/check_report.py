@@ -161,6 +161,15 @@ def with_nan(path):
     return json.dumps(data).replace('"@nan@"', "NaN")
 
 
+def mixed_impls(path, impl="overlap"):
+    """Run b as if measured with --impl mpi,overlap: every point twice, the copy as `impl`."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["config"].update(impls=["mpi", impl], progress="shared")
+    doc["points"] = ([dict(p, impl="mpi") for p in doc["points"]]
+                     + [dict(p, impl=impl) for p in doc["points"]])
+    return json.dumps(doc)
+
+
 def make_variants(tmp):
     """Inputs derived from the kept fixtures: a second impact run with an invalid point
     (two bars per group, the invalid marker), a copy of run b under the same label
@@ -176,6 +185,8 @@ def make_variants(tmp):
              "rerun.json": NBC_B.read_text(encoding="utf-8"),
              "schema99.json": json.dumps({**json.loads(NBC_B.read_text()), "schema_version": 99}),
              "sync.json": json.dumps({"schema_version": 1, "benchmark": "sync", "metadata": {}}),
+             "mixed.json": mixed_impls(NBC_B),
+             "badimpl.json": mixed_impls(NBC_B, impl="ompi"),
              "broken.json": '{"schema_version": 1, "benchmark": "nbc", "points": [',
              "nan.json": with_nan(NBC_B)}
     for name, text in files.items():
@@ -252,6 +263,14 @@ def check_single_and_titles(ck, report, env, tmp):
     ck.check(p.returncode == 0 and titles == ["mpich async-progress (nbc_small_b)",
                                               "mpich async-progress (rerun)"],
              f"colliding labels get the file stem: {titles}")
+    out = tmp / "mixed"
+    p = run_report(report, [tmp / "mixed.json", "-o", out], env)
+    titles = [i["title"] for i in json.loads((out / "manifest.json").read_text())["inputs"]]
+    ck.check(p.returncode == 0 and titles == ["mpich async-progress · MPI",
+                                              "mpich async-progress · liboverlap shared"],
+             f"--impl mpi,overlap: one run per implementation: {titles}")
+    manifest, _ = load_manifest(ck, out)
+    check_png(ck, out / "r_overhead_ibcast.png", overhead_px(2), manifest, must_have_grey=False)
 
 
 def check_errors(ck, report, env, tmp):
@@ -261,6 +280,7 @@ def check_errors(ck, report, env, tmp):
         ([tmp / "broken.json"], "broken.json", "not valid JSON"),
         ([tmp / "nan.json"], "nan.json", "NaN"),
         ([tmp / "sync.json"], "sync.json", "unknown benchmark"),
+        ([tmp / "badimpl.json"], "badimpl.json", "'impl' is \"ompi\""),
         ([NBC_A, tmp / "schema99.json"], "schema99.json", "schema_version"),
     ]
     for inputs, name, words in cases:
