@@ -27,6 +27,7 @@ void CommContext::release() {
   if (finalized) return;
   if (idup_ != MPI_REQUEST_NULL) MPI_Wait(&idup_, MPI_STATUS_IGNORE);
   if (dup_ != MPI_COMM_NULL) MPI_Comm_free(&dup_);
+  released_ = true;
 }
 
 bool CommContext::ready() {
@@ -53,7 +54,11 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (found) return *static_cast<std::shared_ptr<CommContext>*>(value);
+  if (found) {
+    auto cached = *static_cast<std::shared_ptr<CommContext>*>(value);
+    if (!cached->released()) return cached;
+    // Left over from before OVX_Finalize: replaced below (set_attr deletes the old one).
+  }
 
   int inter = 0;
   MPI_Comm_test_inter(comm, &inter);

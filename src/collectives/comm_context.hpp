@@ -29,8 +29,10 @@ class CommContext {
   // First tag of the next collective's range (same on every rank: collectives on one
   // communicator are called in the same order everywhere).
   int next_tag_base();
-  // Frees the duplicate (at MPI_Finalize, before MPI forbids it).
+  // Frees the duplicate (at MPI_Finalize or OVX_Finalize, before MPI forbids it). A
+  // released context is replaced by a fresh one if liboverlap is started again.
   void release();
+  bool released() const { return released_; }
 
  private:
   friend std::shared_ptr<CommContext> context_for(MPI_Comm, std::string&);
@@ -39,6 +41,7 @@ class CommContext {
   std::atomic<bool> ready_{false};
   std::atomic<std::uint32_t> sequence_{0};
   int rank_ = 0, size_ = 1, ranges_ = 1;
+  bool released_ = false;
 };
 
 // The context of `comm`, created on first use. Empty (with `error` set) when the

@@ -88,6 +88,23 @@ int main(int argc, char** argv) {
   expect_refused("OVX_Init with another policy", OVX_Init(OVX_PROGRESS_CALLER),
                  "already running with the 'shared' policy", req);
 
+  // Restart with another policy: the communicator's cached duplicate was freed by
+  // OVX_Finalize and must be replaced, not reused.
+  OVX_Finalize();
+  if (OVX_Init(OVX_PROGRESS_CALLER) != MPI_SUCCESS) {
+    std::printf("FAIL: OVX_Init after OVX_Finalize\n");
+    ++failures;
+  }
+  int contribution = rank + 1, sum = 0;
+  req = MPI_REQUEST_NULL;
+  if (OVX_Iallreduce(&contribution, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (sum != size * (size + 1) / 2) {
+    std::printf("FAIL: allreduce after a restart gave %d, expected %d\n", sum,
+                size * (size + 1) / 2);
+    ++failures;
+  }
+
   int all = failures;
   MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) std::printf(all == 0 ? "PASS\n" : "FAILED: %d check(s)\n", all);
