@@ -18,9 +18,12 @@ FAKE_SPEC = "+2.5 x1.00005"
 FAKE_PPM = 50.0
 
 
+class CheckFailed(Exception):
+    pass
+
+
 def fail(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
+    raise CheckFailed(msg)
 
 
 # MPICH 4.0.2 with UCX 1.13 (Debian 12) often hangs in MPI_Finalize across TCP nodes, after the
@@ -143,9 +146,20 @@ def main():
         if subprocess.run([args.cluster, "status"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode != 0:
             fail("the emulated cluster is not up (fixture cluster_up failed?)")
-    doc, stdout = run(args)
-    check(doc, stdout, args)
-    print("PASS")
+    # The drift and residual bounds are measurements: on a shared, oversubscribed machine
+    # (CI runs this under ASan with 4-7 ranks on 2 cores) one run can miss them by noise.
+    # A failure is retried once, visibly; a real error fails both runs.
+    for attempt in (1, 2):
+        try:
+            doc, stdout = run(args)
+            check(doc, stdout, args)
+            print("PASS" if attempt == 1 else "PASS (on the retry)")
+            return
+        except CheckFailed as e:
+            print(f"FAIL: {e}")
+            if attempt == 2:
+                sys.exit(1)
+            print("RETRY: running once more (a loaded machine can spoil one run)", flush=True)
 
 
 if __name__ == "__main__":
