@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
 
+#include "mpi/agree_on_failure.hpp"
 #include "overlap/overlap.h"
 
 namespace overlap::apps {
@@ -16,20 +18,19 @@ int start_liboverlap(const std::string& policy) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const int rc = OVX_Init(p);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-  int failed = rc != MPI_SUCCESS ? 1 : 0, any = 0, rank = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any == 0) return 0;
+  std::string why;
+  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  // The lowest failing rank says why; the others only exit.
-  int first = failed ? rank : 1 << 30, lowest = 0;
-  MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (rank == lowest) {
+  if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    std::fprintf(stderr, "overlap-bench: --progress %s: %.*s (rank %d)\n", policy.c_str(), len,
-                 text, rank);
+    why = std::string(text, static_cast<std::size_t>(len)) + " (rank " + std::to_string(rank) + ")";
   }
+  why = mpi::agree_on_failure(MPI_COMM_WORLD, why);
+  if (why.empty()) return 0;
+  if (rank == 0)
+    std::fprintf(stderr, "overlap-bench: --progress %s: %s\n", policy.c_str(), why.c_str());
   return 2;
 }
 

@@ -2,31 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <cstddef>
 #include <limits>
 #include <new>
 #include <stdexcept>
 
 #include "measure/statistics.hpp"
+#include "mpi/agree_on_failure.hpp"
 
 namespace overlap::bench {
 namespace {
-
-// Every rank gets the reason of the lowest rank that failed, or "" when none did, so all
-// ranks skip (or measure) the point together.
-std::string agree_on_failure(MPI_Comm comm, const std::string& local) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = local.empty() ? INT_MAX : rank, lowest = INT_MAX;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  if (lowest == INT_MAX) return "";
-  int len = rank == lowest ? static_cast<int>(local.size()) : 0;
-  MPI_Bcast(&len, 1, MPI_INT, lowest, comm);
-  std::string reason = rank == lowest ? local : std::string(static_cast<std::size_t>(len), ' ');
-  MPI_Bcast(reason.data(), len, MPI_CHAR, lowest, comm);
-  return reason;
-}
 
 // Gives every implementation its buffers; returns why this rank cannot, or "".
 std::string prepare(std::vector<NbcOperation>& ops, long elements, long msg_bytes, int rank) {
@@ -116,7 +101,7 @@ LatencyPointRecord measure_latency(MPI_Comm comm, const LatencyConfig& config,
   std::vector<NbcOperation> ops;
   ops.reserve(config.impls.size());
   for (NbcImpl impl : config.impls) ops.emplace_back(key.op, impl, comm);
-  rec.invalid_reason = agree_on_failure(comm, prepare(ops, elements, rec.msg_bytes, rank));
+  rec.invalid_reason = mpi::agree_on_failure(comm, prepare(ops, elements, rec.msg_bytes, rank));
   if (!rec.invalid_reason.empty()) {
     rec.elapsed_s = MPI_Wtime() - started;
     return rec;

@@ -80,6 +80,9 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
   MPI_Comm_size(comm, &ctx->size_);
   MPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_);
   MPI_Comm_set_attr(comm, keyval, new std::shared_ptr<CommContext>(ctx));
+  // Communicators the application freed leave expired entries; drop them here so the
+  // list stays as long as the live communicators.
+  std::erase_if(contexts, [](const std::weak_ptr<CommContext>& w) { return w.expired(); });
   contexts.push_back(ctx);
   return ctx;
 }

@@ -12,7 +12,8 @@ import json
 import os
 import statistics
 
-from mpitest import argument_parser, close, fail, is_num, launcher, main_frame, mpi_env, run
+from mpitest import (argument_parser, check_result_header, close, fail, is_num, launcher,
+                     main_frame, mpi_env, run)
 
 COMP_TIMES = ["2ms", "8ms"]
 COMP_TIMES_S = [0.002, 0.008]
@@ -20,26 +21,15 @@ RUNS = 3
 
 
 def check(doc, args):
-    if doc.get("schema_version") != 1:
-        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
-    if doc.get("benchmark") != "impact":
-        fail(f"benchmark {doc.get('benchmark')!r}, expected 'impact'")
+    meta = check_result_header(doc, "impact", args)
     if doc.get("complete") is not True:
         fail(f"complete {doc.get('complete')!r}")
-    meta = doc["metadata"]
     n = args.np
-    if meta.get("processes") != n:
-        fail(f"metadata.processes {meta.get('processes')!r}, ran {n}")
     hosts = meta.get("hosts")
     if not (isinstance(hosts, list) and len(hosts) == n):
         fail(f"metadata.hosts {hosts!r} is not {n} host names")
-    if meta.get("mpi_flavor") != args.flavor:
-        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
     if not (isinstance(meta.get("threads"), int) and meta["threads"] >= 1):
         fail(f"metadata.threads {meta.get('threads')!r}")
-    if not (isinstance(meta.get("thread_level"), str)
-            and meta["thread_level"].startswith("MPI_THREAD_")):
-        fail(f"metadata.thread_level {meta.get('thread_level')!r}")
     if not (isinstance(meta.get("label"), str) and meta["label"].startswith(args.flavor)):
         fail(f"metadata.label {meta.get('label')!r}: the default label starts with the flavor")
     if not isinstance(meta.get("environment"), dict):

@@ -10,7 +10,8 @@ import csv
 import json
 import os
 
-from mpitest import argument_parser, close, fail, is_num, launcher, main_frame, mpi_env, run
+from mpitest import (argument_parser, check_result_header, close, fail, is_num, launcher,
+                     main_frame, mpi_env, run)
 
 OPS = ["ibcast", "iallreduce"]
 SIZES = "64KiB:256KiB"
@@ -21,20 +22,9 @@ ELEMENT_BYTES = {"ibcast": 1, "iallreduce": 8}  # MPI_BYTE; MPI_DOUBLE for reduc
 
 
 def check_header(doc, args):
-    if doc.get("schema_version") != 1:
-        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
-    if doc.get("benchmark") != "latency":
-        fail(f"benchmark {doc.get('benchmark')!r}, expected 'latency'")
+    check_result_header(doc, "latency", args)
     if doc.get("complete") is not True:
         fail(f"complete {doc.get('complete')!r}")
-    meta = doc["metadata"]
-    if meta.get("processes") != args.np:
-        fail(f"metadata.processes {meta.get('processes')!r}, ran {args.np}")
-    if meta.get("mpi_flavor") != args.flavor:
-        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
-    if not (isinstance(meta.get("thread_level"), str)
-            and meta["thread_level"].startswith("MPI_THREAD_")):
-        fail(f"metadata.thread_level {meta.get('thread_level')!r}")
     cfg = doc["config"]
     want = {"ops": OPS, "sizes_bytes": SIZES_BYTES, "impls": IMPLS, "iterations": ITERATIONS}
     for key, value in want.items():

@@ -19,8 +19,8 @@ import re
 import subprocess
 import time
 
-from mpitest import (argument_parser, close, fail, interrupt, is_num, launcher, main_frame,
-                     mpi_env, run)
+from mpitest import (argument_parser, check_result_header, close, fail, interrupt, is_num,
+                     launcher, main_frame, mpi_env, run)
 
 DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
              "contention_without_overlap"}
@@ -88,10 +88,7 @@ def load(path):
 # Checks of one result document.
 
 def check_metadata(doc, args, grid):
-    if doc.get("schema_version") != 1:
-        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
-    if doc.get("benchmark") != "nbc":
-        fail(f"benchmark {doc.get('benchmark')!r}, expected 'nbc'")
+    meta = check_result_header(doc, "nbc", args)
     if not isinstance(doc.get("complete"), bool):
         fail(f"complete is {doc.get('complete')!r}, not a boolean")
     cfg = doc.get("config", {})
@@ -101,24 +98,16 @@ def check_metadata(doc, args, grid):
         else "shared"
     if cfg.get("progress") != asked:
         fail(f"config.progress {cfg.get('progress')!r}, the run asked for {asked!r}")
-    meta = doc["metadata"]
     n = args.np
-    if meta.get("processes") != n:
-        fail(f"metadata.processes {meta.get('processes')!r}, ran {n}")
     hosts = meta.get("hosts")
     if not isinstance(hosts, list) or len(hosts) != n or not all(isinstance(h, str) and h
                                                                   for h in hosts):
         fail(f"metadata.hosts {hosts!r} is not {n} host names")
-    if meta.get("mpi_flavor") != args.flavor:
-        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
     threads = meta.get("threads")
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         fail(f"metadata.threads {threads!r}")
     if meta.get("dedicated_cores") != 0:
         fail(f"metadata.dedicated_cores {meta.get('dedicated_cores')!r}, expected 0")
-    level = meta.get("thread_level")
-    if not (isinstance(level, str) and level.startswith("MPI_THREAD_")):
-        fail(f"metadata.thread_level {level!r}")
     label = meta.get("label")
     if not (isinstance(label, str) and label.startswith(args.flavor)):
         fail(f"metadata.label {label!r}: the default label starts with the flavor")

@@ -28,6 +28,24 @@ def close(a, b, rel=1e-9):
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
 
 
+def check_result_header(doc, benchmark, args):
+    """What every result file carries (docs/result-format.md): schema 1, the benchmark's
+    name, and metadata naming the run's process count, MPI flavour and thread level."""
+    if doc.get("schema_version") != 1:
+        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
+    if doc.get("benchmark") != benchmark:
+        fail(f"benchmark {doc.get('benchmark')!r}, expected {benchmark!r}")
+    meta = doc["metadata"]
+    if meta.get("processes") != args.np:
+        fail(f"metadata.processes {meta.get('processes')!r}, ran {args.np}")
+    if meta.get("mpi_flavor") != args.flavor:
+        fail(f"metadata.mpi_flavor {meta.get('mpi_flavor')!r}, built for {args.flavor}")
+    level = meta.get("thread_level")
+    if not (isinstance(level, str) and level.startswith("MPI_THREAD_")):
+        fail(f"metadata.thread_level {level!r}")
+    return meta
+
+
 def launcher(args, np_):
     cmd = [args.mpiexec, "-n", str(np_)]
     if args.flavor == "openmpi":
