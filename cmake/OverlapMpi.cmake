@@ -33,3 +33,6 @@ else()
   set(OVERLAP_MPI_FLAVOR "other")
 endif()
 message(STATUS "Overlap: MPI flavour ${OVERLAP_MPI_FLAVOR}, launcher ${MPIEXEC_EXECUTABLE}")
+
+include(${CMAKE_CURRENT_LIST_DIR}/OverlapMpiWrappers.cmake)
+overlap_record_mpi_wrappers()

@@ -25,6 +25,16 @@ PROG = "overlap-report"
 DEFAULT_OUTPUT = "overlap-report-out"
 
 
+def version():
+    """The project's VERSION file: the top of the source tree, or beside the installed
+    modules."""
+    here = Path(__file__).resolve().parent
+    for place in (here.parent / "VERSION", here / "VERSION"):
+        if place.is_file():
+            return place.read_text().strip()
+    return "unknown"
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(
         prog=PROG, description="Heatmaps, histograms and a per-point diagnosis from "
@@ -32,6 +42,7 @@ def parse_args(argv):
     ap.add_argument("files", nargs="+", metavar="FILE.json", help="result files")
     ap.add_argument("-o", "--output-dir", default=DEFAULT_OUTPUT, metavar="DIR",
                     help=f"directory for images and summaries (default: {DEFAULT_OUTPUT})")
+    ap.add_argument("--version", action="version", version=f"{PROG} {version()}")
     return ap.parse_args(argv)
 
 

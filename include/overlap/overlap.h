@@ -24,12 +24,20 @@
 
 #include <mpi.h>
 
+#include "overlap/overlap_config.h"
+
+#if OVX_BUILT_WITH_OPEN_MPI && !defined(OPEN_MPI)
+#error \
+    "liboverlap was built with Open MPI but this <mpi.h> belongs to another MPI library: compile with Open MPI's wrapper (mpicc.openmpi), CMake's find_package(Overlap), or pkg-config --cflags overlap"
+#endif
+#if OVX_BUILT_WITH_MPICH && !defined(MPICH)
+#error \
+    "liboverlap was built with MPICH but this <mpi.h> belongs to another MPI library: compile with MPICH's wrapper (mpicc.mpich), CMake's find_package(Overlap), or pkg-config --cflags overlap"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define OVX_VERSION_MAJOR 0
-#define OVX_VERSION_MINOR 1
 
 typedef enum OVX_Progress {
   OVX_PROGRESS_DEFAULT = 0,

@@ -4,7 +4,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 #include "apps/collective_choices.hpp"
@@ -32,23 +34,25 @@ bool parse_bar(const std::string& text) {
   throw UsageError(fmt::format("--bar: '{}' is not allowed; allowed: auto, always, never", text));
 }
 
-// The options that define the sweep, with their defaults.
+// The options that define the sweep, with their defaults and the key under which the
+// result file's "config" records them (what --resume compares a repeated option with).
 struct SweepOption {
   const char* name;
   std::optional<std::string> NbcOptions::*field;
   const char* fallback;
+  const char* config_key;
 };
 constexpr SweepOption kSweepOptions[] = {
-    {"--impl", &NbcOptions::impls, "mpi"},
-    {"--progress", &NbcOptions::progress, "shared"},
-    {"--op", &NbcOptions::ops, "ibcast"},
-    {"--comm-times", &NbcOptions::comm_times, "1ms:16ms"},
-    {"--comp-times", &NbcOptions::comp_times, "1ms:16ms"},
-    {"--iterations", &NbcOptions::iterations, "15"},
-    {"--warmup", &NbcOptions::warmup, "2"},
-    {"--calibration-runs", &NbcOptions::calibration_runs, "5"},
-    {"--tolerance", &NbcOptions::tolerance, "10%"},
-    {"--max-buffer", &NbcOptions::max_buffer, "1GiB"},
+    {"--impl", &NbcOptions::impls, "mpi", "impls"},
+    {"--progress", &NbcOptions::progress, "shared", "progress"},
+    {"--op", &NbcOptions::ops, "ibcast", "ops"},
+    {"--comm-times", &NbcOptions::comm_times, "1ms:16ms", "comm_times_s"},
+    {"--comp-times", &NbcOptions::comp_times, "1ms:16ms", "comp_times_s"},
+    {"--iterations", &NbcOptions::iterations, "15", "iterations"},
+    {"--warmup", &NbcOptions::warmup, "2", "warmup"},
+    {"--calibration-runs", &NbcOptions::calibration_runs, "5", "calibration_runs"},
+    {"--tolerance", &NbcOptions::tolerance, "10%", "tolerance"},
+    {"--max-buffer", &NbcOptions::max_buffer, "1GiB", "max_bytes"},
 };
 
 std::string value_or_default(const NbcOptions& o, std::optional<std::string> NbcOptions::*field) {
@@ -108,20 +112,65 @@ void sweep_from_file(bench::NbcConfig& c, const nlohmann::json& config) {
   c.max_bytes = config.at("max_bytes").get<double>();
 }
 
+// Values recorded in a result file's config, compared the way they were parsed: numbers
+// within a relative 1e-9 (the file holds what the same text parsed to), lists element by
+// element.
+bool same_setting(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  }
+  if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!same_setting(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+// A recorded setting as a user would type it.
+std::string show_setting(const std::string& key, const nlohmann::json& v) {
+  const auto one = [&](const nlohmann::json& x) -> std::string {
+    if (x.is_string()) return x.get<std::string>();
+    if (key.ends_with("_s")) return format_duration(x.get<double>());
+    if (key == "tolerance") return fmt::format("{:g}%", 100 * x.get<double>());
+    if (key == "max_bytes") return fmt::format("{:.0f} bytes", x.get<double>());
+    return x.dump();
+  };
+  if (!v.is_array()) return one(v);
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + one(x);
+  return out;
+}
+
+// --resume continues the sweep the file records. Repeating the sweep's options (the habit
+// of re-running the same command with --resume added) is fine; an option whose value
+// differs from the file's would mix two sweeps and is refused, naming both values.
+void check_repeated_options(const NbcOptions& o, const bench::NbcConfig& given,
+                            const bench::NbcConfig& recorded, const std::string& path) {
+  const nlohmann::json mine = output::nbc_config_to_json(given);
+  const nlohmann::json theirs = output::nbc_config_to_json(recorded);
+  for (const SweepOption& opt : kSweepOptions) {
+    if (!(o.*opt.field).has_value()) continue;
+    const nlohmann::json& a = mine.at(opt.config_key);
+    const nlohmann::json& b = theirs.at(opt.config_key);
+    if (same_setting(a, b)) continue;
+    throw UsageError(fmt::format(
+        "{} {}: the sweep recorded in '{}' has {} {}, and --resume continues that sweep "
+        "(repeat its value or leave the option out; start a new sweep to change it)",
+        opt.name, *(o.*opt.field), path, opt.name, show_setting(opt.config_key, b)));
+  }
+}
+
 void load_resume(NbcRun& run, const NbcOptions& o) {
   const std::string& path = o.resume;
-  for (const SweepOption& opt : kSweepOptions) {
-    if ((o.*opt.field).has_value()) {
-      throw UsageError(
-          fmt::format("{}: not allowed with --resume, which continues the sweep "
-                      "recorded in '{}' (start a new sweep to change it)",
-                      opt.name, path));
-    }
-  }
   const nlohmann::json doc = output::read_result_file(path, "nbc", output::kNbcSchemaVersion);
   if (!doc.contains("points") || !doc.contains("config")) {
     throw UsageError(fmt::format("--resume: '{}' has no points or no config", path));
   }
+  const bench::NbcConfig given = run.config;
   try {
     sweep_from_file(run.config, doc.at("config"));
     for (const auto& p : doc.at("points")) run.resumed.push_back(output::nbc_point_from_json(p));
@@ -130,6 +179,7 @@ void load_resume(NbcRun& run, const NbcOptions& o) {
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("--resume: '{}' is malformed ({})", path, e.what()));
   }
+  check_repeated_options(o, given, run.config, path);
 }
 
 // A resumed file must come from the same kind of run, or its points would mix.
@@ -201,8 +251,9 @@ void add_nbc_command(CLI::App& app, NbcOptions& o) {
   nbc->add_option("--output", o.output, "JSON results, rewritten after every point");
   nbc->add_option("--csv", o.csv, "CSV results, rewritten after every point");
   nbc->add_option("--resume", o.resume,
-                  "Continue the sweep recorded in this JSON file, with its grid and settings "
-                  "(default output: the same file)");
+                  "Continue the sweep recorded in this JSON file, with its grid and settings; "
+                  "sweep options given too must repeat the file's values (default output: the "
+                  "same file)");
   nbc->add_option("--bar", o.bar, "Progress bar on stderr: auto (if a terminal), always, never")
       ->capture_default_str();
 }

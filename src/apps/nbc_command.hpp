@@ -16,7 +16,8 @@
 namespace overlap::apps {
 
 // The sweep options are unset unless given: with --resume the sweep comes from the file,
-// and giving them too is an error rather than a silent mix of two sweeps.
+// and an option given too must repeat the file's value (a different one would silently
+// mix two sweeps, so it is refused).
 struct NbcOptions {
   std::optional<std::string> impls;             // default mpi
   std::optional<std::string> progress;          // default shared

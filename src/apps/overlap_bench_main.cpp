@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   CLI::App app{"overlap-bench: does MPI communication overlap computation on this machine?",
                "overlap-bench"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "overlap-bench 0.1.0");
+  app.set_version_flag("--version", "overlap-bench " OVERLAP_VERSION);
   overlap::apps::SyncOptions sync;
   overlap::apps::add_sync_command(app, sync);
   overlap::apps::NbcOptions nbc;

@@ -7,8 +7,10 @@
   run without any is retried once, visibly, because a loaded machine can make calibrations
   miss their tolerance.
 --mode resume: interrupts a sweep (kills its process group) once the file holds some points,
-  resumes it with --resume, and checks that exactly the missing points were measured and the
-  earlier ones kept unchanged; a file from a run with another process count is refused.
+  resumes it by repeating the original command with --resume added, and checks that exactly
+  the missing points were measured and the earlier ones kept unchanged; the same command
+  with one sweep option changed, and a file from a run with another process count, are
+  refused.
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
 import csv
@@ -360,16 +362,23 @@ def resume(args, env, tmp):
         if f.read() != before:
             fail("the refused resume file was modified")
 
-    # Giving the grid again with --resume would mix two sweeps: refused before MPI starts.
-    p = run(base + ["--resume", out], env, timeout=120)
+    # The same command with one sweep option changed would mix two sweeps: refused before
+    # MPI starts, in one line naming the option, the value given and the file's value.
+    changed = list(base)
+    at = changed.index("--iterations")
+    changed[at + 1] = "7"
+    p = run(changed + ["--resume", out], env, timeout=120)
     ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
-    if p.returncode != 2 or len(ours) != 1 or "--resume" not in ours[0]:
-        fail(f"--op with --resume: exit {p.returncode}, lines {ours}; expected exit 2, one line")
+    if p.returncode != 2 or len(ours) != 1 or "--iterations 7" not in ours[0] \
+            or "--iterations 5" not in ours[0]:
+        fail(f"--iterations 7 with --resume of a 5-iteration sweep: exit {p.returncode}, "
+             f"lines {ours}; expected exit 2 and one line naming both values")
     if load(out)["points"] != done:
         fail("a refused resume changed the file")
 
-    # Resume to completion, writing back into the same file.
-    p = run(resume_base + ["--resume", out], env)
+    # The habit: the original command again, with --resume added. It continues the sweep,
+    # writing back into the same file.
+    p = run(base + ["--resume", out], env)
     if p.returncode != 0:
         fail(f"resumed run: exit code {p.returncode}")
     if f"resuming: {k} of {total}" not in p.stdout:
