@@ -3,7 +3,10 @@
  * Each OVX_I* call mirrors its MPI_I* counterpart and hands back a real MPI request
  * (a generalized request), so MPI_Wait, MPI_Test and MPI_Waitall work on any mix of
  * these requests and ordinary MPI requests. A progress engine drives the collectives:
- *   OVX_PROGRESS_CALLER     no thread; progress happens inside MPI_Test/MPI_Wait calls
+ *   OVX_PROGRESS_CALLER     no thread of its own; progress happens inside MPI calls
+ *                           (with MPICH, which calls liboverlap only from MPI_Test/
+ *                           MPI_Wait on its requests, a rescue thread steps in when
+ *                           nothing progressed for OVERLAP_CALLER_RESCUE_MS, 100 ms)
  *   OVX_PROGRESS_SHARED     a thread that polls gently (adaptive back-off and sleeps),
  *                           for nodes where computation uses every core
  *   OVX_PROGRESS_DEDICATED  a thread bound to a core the computation leaves free,
@@ -13,11 +16,15 @@
  * the process's CPU set unless OVERLAP_PROGRESS_CORE names another (0-based index
  * within the set).
  *
- * Call OVX_Init after MPI_Init_thread (thread policies need MPI_THREAD_MULTIPLE); a
- * collective called first initializes with OVX_PROGRESS_DEFAULT. MPI_Finalize shuts the
- * engine down; OVX_Finalize does it earlier. Errors are reported like MPI reports them:
- * the communicator's error handler is called with a code whose MPI_Error_string says
- * what was refused and why.
+ * Call OVX_Init after MPI_Init_thread (thread policies need MPI_THREAD_MULTIPLE;
+ * liboverlap never initialises MPI); a collective called first initializes with
+ * OVX_PROGRESS_DEFAULT. OVX_Finalize ends the application's use: requests already handed
+ * out stay valid and complete, and further collectives need OVX_Init again. MPI_Finalize
+ * shuts everything down (collectives still in flight then are abandoned, with a message).
+ * Errors are reported like MPI reports them: the communicator's error handler is called
+ * with a code whose MPI_Error_string says what was refused and why. MPI_Cancel on a
+ * liboverlap request is refused; MPI_Request_free is accepted (the collective completes
+ * in the background) but erroneous for a collective, and reported on stderr.
  */
 #ifndef OVERLAP_OVERLAP_H
 #define OVERLAP_OVERLAP_H
@@ -55,6 +62,14 @@ int OVX_Get_progress(OVX_Progress* policy);
 int OVX_Poll(int* work);
 /* "caller", "shared", "dedicated" or "default". */
 const char* OVX_Progress_name(OVX_Progress policy);
+/* Gives up a collective without waiting for it (error paths, e.g. C++ exception
+ * unwinding, where waiting could hang): its receives are cancelled, so nothing writes its
+ * buffers any more; sends already handed to MPI may still read theirs until they finish.
+ * Frees the request (*request becomes MPI_REQUEST_NULL). Like abandoning any collective
+ * in MPI, it leaves the other ranks' side undefined: later collectives on the
+ * communicator are undefined too. Returns MPI_ERR_REQUEST, calling no error handler and
+ * touching nothing, when *request is not a pending liboverlap collective's. */
+int OVX_Request_abandon(MPI_Request* request);
 
 int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request);
 int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -1,8 +1,10 @@
 // C++ interface to liboverlap: a move-only Request (test() returns the status once
 // complete, wait() blocks, native_handle() gives the MPI_Request), a Session that
-// starts and stops the progress engine, and typed collectives over std::span.
-// Header-only over the C API in overlap.h; errors become overlap::Error exceptions when
-// the communicator's error handler returns (MPI_ERRORS_RETURN).
+// starts and stops the application's use of the progress engine, and typed collectives
+// over std::span (sizes checked against the communicator; overlap::in_place for
+// MPI_IN_PLACE). Header-only over the C API in overlap.h; errors become overlap::Error
+// exceptions when the communicator's error handler returns (MPI_ERRORS_RETURN), size
+// mismatches std::invalid_argument.
 #pragma once
 
 // The deprecated MPI C++ bindings would need the MPI C++ library at link time; this
@@ -17,6 +19,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -102,10 +105,47 @@ inline int count_of(std::size_t n) {
     throw std::length_error("overlap: more than INT_MAX elements");
   return static_cast<int>(n);
 }
+inline std::size_t comm_size(MPI_Comm comm) {
+  int p = 0;
+  check(MPI_Comm_size(comm, &p));
+  return static_cast<std::size_t>(p);
+}
+// Throws unless `n` elements are P blocks of one size; returns the block size.
+inline std::size_t blocks_of(const char* fn, const char* what, std::size_t n, MPI_Comm comm) {
+  const std::size_t p = comm_size(comm);
+  if (n % p != 0) {
+    throw std::invalid_argument(std::string("overlap::") + fn + ": " + what + " holds " +
+                                std::to_string(n) + " elements, not a multiple of the " +
+                                std::to_string(p) + " ranks");
+  }
+  return n / p;
+}
+// OVX_Iallgather and OVX_Ialltoall with MPI_IN_PLACE: `data` holds one block per rank.
+using BlockCollective = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm,
+                                MPI_Request*);
+template <class T>
+MPI_Request in_place_blocks(const char* fn, BlockCollective call, std::span<T> data,
+                            MPI_Comm comm) {
+  const int n = count_of(blocks_of(fn, "data", data.size(), comm));
+  MPI_Request r;
+  check(call(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data(), n, datatype<T>(), comm, &r));
+  return r;
+}
+inline void expect_size(const char* fn, const char* what, std::size_t got, std::size_t want) {
+  if (got != want) {
+    throw std::invalid_argument(std::string("overlap::") + fn + ": " + what + " holds " +
+                                std::to_string(got) + " elements; it must hold " +
+                                std::to_string(want));
+  }
+}
 }  // namespace detail
 
-// Starts liboverlap's progress engine (after MPI is initialised) and stops it at the end
-// of the scope.
+// Tag for MPI_IN_PLACE: the data are both input and result.
+struct InPlace {};
+inline constexpr InPlace in_place{};
+
+// The application's use of liboverlap (after MPI is initialised): OVX_Init and, at the end
+// of the scope, OVX_Finalize. Requests may outlive it: they stay valid and complete.
 class Session {
  public:
   explicit Session(Progress policy = Progress::automatic) {
@@ -122,16 +162,22 @@ class Session {
 };
 
 // Owns one MPI request. Destroying an active request waits for it, so buffers handed to
-// a collective are never released while it still uses them.
+// a collective are never released while it still uses them; except
+//  - during exception unwinding, where waiting could hang (the failure may stop other
+//    ranks too): a liboverlap collective is abandoned (OVX_Request_abandon: nothing writes
+//    its buffers any more), another MPI request is cancelled and freed;
+//  - after MPI_Finalize, when no MPI call is allowed: the request is dropped.
 class Request {
  public:
   Request() = default;
   explicit Request(MPI_Request r) : req_(r) {}
-  Request(Request&& o) noexcept : req_(std::exchange(o.req_, MPI_REQUEST_NULL)) {}
+  Request(Request&& o) noexcept
+      : req_(std::exchange(o.req_, MPI_REQUEST_NULL)), exceptions_(o.exceptions_) {}
   Request& operator=(Request&& o) noexcept {
     if (this != &o) {
       finish();
       req_ = std::exchange(o.req_, MPI_REQUEST_NULL);
+      exceptions_ = o.exceptions_;
     }
     return *this;
   }
@@ -156,10 +202,26 @@ class Request {
   MPI_Request release() { return std::exchange(req_, MPI_REQUEST_NULL); }
 
  private:
-  void finish() {
-    if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+  void finish() noexcept {
+    if (req_ == MPI_REQUEST_NULL) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+      req_ = MPI_REQUEST_NULL;
+      return;
+    }
+    if (std::uncaught_exceptions() > exceptions_) {
+      if (OVX_Request_abandon(&req_) != MPI_SUCCESS && req_ != MPI_REQUEST_NULL) {
+        MPI_Cancel(&req_);
+        MPI_Request_free(&req_);
+      }
+      req_ = MPI_REQUEST_NULL;
+      return;
+    }
+    MPI_Wait(&req_, MPI_STATUS_IGNORE);
   }
   MPI_Request req_ = MPI_REQUEST_NULL;
+  int exceptions_ = std::uncaught_exceptions();  // in flight when the request was made
 };
 
 inline Request ibarrier(MPI_Comm comm) {
@@ -178,17 +240,41 @@ Request ibcast(std::span<T> data, Rank root, MPI_Comm comm) {
 
 template <class T>
 Request iallreduce(std::span<const T> send, std::span<T> recv, MPI_Op op, MPI_Comm comm) {
-  if (send.size() != recv.size()) throw std::invalid_argument("overlap::iallreduce: sizes differ");
+  detail::expect_size("iallreduce", "recv", recv.size(), send.size());
   MPI_Request r;
   detail::check(OVX_Iallreduce(send.data(), recv.data(), detail::count_of(recv.size()),
                                detail::datatype<T>(), op, comm, &r));
   return Request(r);
 }
 
+// `data` is this rank's contribution and becomes the result.
+template <class T>
+Request iallreduce(InPlace, std::span<T> data, MPI_Op op, MPI_Comm comm) {
+  MPI_Request r;
+  detail::check(OVX_Iallreduce(MPI_IN_PLACE, data.data(), detail::count_of(data.size()),
+                               detail::datatype<T>(), op, comm, &r));
+  return Request(r);
+}
+
+// `recv` is used at the root only (elsewhere it may be empty).
 template <class T>
 Request ireduce(std::span<const T> send, std::span<T> recv, MPI_Op op, Rank root, MPI_Comm comm) {
+  int rank = 0;
+  detail::check(MPI_Comm_rank(comm, &rank));
+  if (rank == root.value)
+    detail::expect_size("ireduce", "recv at the root", recv.size(), send.size());
   MPI_Request r;
   detail::check(OVX_Ireduce(send.data(), recv.data(), detail::count_of(send.size()),
+                            detail::datatype<T>(), op, root.value, comm, &r));
+  return Request(r);
+}
+
+// At the root only: `data` is the root's contribution and becomes the result (the other
+// ranks call the form with a send span).
+template <class T>
+Request ireduce(InPlace, std::span<T> data, MPI_Op op, Rank root, MPI_Comm comm) {
+  MPI_Request r;
+  detail::check(OVX_Ireduce(MPI_IN_PLACE, data.data(), detail::count_of(data.size()),
                             detail::datatype<T>(), op, root.value, comm, &r));
   return Request(r);
 }
@@ -196,6 +282,7 @@ Request ireduce(std::span<const T> send, std::span<T> recv, MPI_Op op, Rank root
 // recv holds one block of send.size() elements per rank.
 template <class T>
 Request iallgather(std::span<const T> send, std::span<T> recv, MPI_Comm comm) {
+  detail::expect_size("iallgather", "recv", recv.size(), send.size() * detail::comm_size(comm));
   MPI_Request r;
   const int n = detail::count_of(send.size());
   detail::check(OVX_Iallgather(send.data(), n, detail::datatype<T>(), recv.data(), n,
@@ -203,14 +290,29 @@ Request iallgather(std::span<const T> send, std::span<T> recv, MPI_Comm comm) {
   return Request(r);
 }
 
+// `data` holds one block per rank; this rank's block is in place already.
+template <class T>
+Request iallgather(InPlace, std::span<T> data, MPI_Comm comm) {
+  return Request(detail::in_place_blocks("iallgather", OVX_Iallgather, data, comm));
+}
+
 // send and recv hold one block of `block` elements per rank.
 template <class T>
 Request ialltoall(std::span<const T> send, std::span<T> recv, std::size_t block, MPI_Comm comm) {
+  const std::size_t all = block * detail::comm_size(comm);
+  detail::expect_size("ialltoall", "send", send.size(), all);
+  detail::expect_size("ialltoall", "recv", recv.size(), all);
   MPI_Request r;
   const int n = detail::count_of(block);
   detail::check(OVX_Ialltoall(send.data(), n, detail::datatype<T>(), recv.data(), n,
                               detail::datatype<T>(), comm, &r));
   return Request(r);
+}
+
+// `data` holds one block per rank: the blocks to send, replaced by the blocks received.
+template <class T>
+Request ialltoall(InPlace, std::span<T> data, MPI_Comm comm) {
+  return Request(detail::in_place_blocks("ialltoall", OVX_Ialltoall, data, comm));
 }
 
 }  // namespace overlap

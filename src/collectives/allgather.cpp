@@ -1,25 +1,25 @@
-// Allgather.
-//  - Below 128 KiB in total (P * block_bytes): Bruck. ceil(log2 P) steps for any P; in step
-//    k a rank sends the min(2^k, P - 2^k) blocks it has to rank - 2^k. Blocks are collected
-//    in scratch in the order "own rank first", then rotated into place, which costs two
-//    local copies of the whole result: cheap next to the latency saved on small messages.
-//  - Otherwise: ring, P - 1 steps that each move one block, received straight into place.
+// Allgather; cost_model.cpp chooses between:
+//  - Bruck: ceil(log2 P) steps for any P; in step k a rank sends the min(2^k, P - 2^k)
+//    blocks it has to rank - 2^k. Blocks are collected in scratch in the order "own rank
+//    first", then rotated into place, which costs two local copies of the whole result:
+//    cheap next to the latency saved on small messages, or on many ranks.
+//  - ring: P - 1 steps that each move one block, received straight into place; chosen
+//    when the copies cost more than the P - 1 - log2 P extra latencies (always at P = 2).
 #include <utility>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 
 namespace overlap::collectives {
 namespace {
-
-constexpr std::size_t kRingBytes = 128 * 1024;
 
 void bruck(Schedule& s, const std::byte* send, std::byte* recv, std::size_t bb, Group grp) {
   const int p = grp.size;
   const int r = grp.rank;
   const auto at = [bb](int block) { return static_cast<std::size_t>(block) * bb; };
   // tmp block i holds the block of rank r + i.
-  std::byte* tmp = s.scratch(at(p));
+  const Buf tmp = s.scratch(at(p));
   Deps have = {s.copy(send != nullptr ? send : recv + at(r), tmp, bb)};
   for (int k = 0, dist = 1; dist < p; ++k, dist *= 2) {
     const int n = dist < p - dist ? dist : p - dist;
@@ -43,7 +43,7 @@ void ring(Schedule& s, const std::byte* send, std::byte* recv, std::size_t bb, G
   a.before.resize(static_cast<std::size_t>(p));
   if (send != nullptr) {
     a.before[static_cast<std::size_t>(grp.rank)] = {
-        s.copy(send, recv + a.blocks.offset(grp.rank), bb)};
+        s.copy(send, Buf(recv) + a.blocks.offset(grp.rank), bb)};
   }
   ring_allgather(s, std::move(a));
 }
@@ -51,14 +51,14 @@ void ring(Schedule& s, const std::byte* send, std::byte* recv, std::size_t bb, G
 }  // namespace
 
 void build_iallgather(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes,
-                      Group grp) {
+                      Group grp, std::optional<AllgatherAlgorithm> force) {
   if (block_bytes == 0) return;
   Schedule s(g);
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
   if (grp.size == 1) {
     if (in != nullptr) s.copy(in, out, block_bytes);
-  } else if (block_bytes * static_cast<std::size_t>(grp.size) < kRingBytes) {
+  } else if (force.value_or(choose_allgather(block_bytes, grp.size)) == AllgatherAlgorithm::bruck) {
     bruck(s, in, out, block_bytes, grp);
   } else {
     ring(s, in, out, block_bytes, grp);

@@ -1,57 +1,145 @@
-// Allreduce.
-//  - Below 256 KiB, or P <= 2, or fewer elements than ranks: recursive doubling, log2 P
-//    exchanges of the whole vector. With P not a power of two, the first 2 * (P - pof2)
-//    ranks pair up beforehand: the even one hands its vector to the odd one, sits out, and
-//    gets the result back at the end.
-//  - Otherwise: ring reduce-scatter then ring allgather on blocks of about count / P
-//    elements: 2 (P - 1) steps, but each rank sends only about 2 (P - 1) / P of the
-//    message instead of log2 P times all of it. (Around 256 KiB the ring's extra latency
-//    of ~2P steps is paid back for the P this is used with.)
-// In an exchange one partner computes a op b and the other b op a: the same value for a
-// commutative op, so all ranks end with bit-identical results.
+// Allreduce; cost_model.cpp chooses among (all three give every rank the same bits):
+//  - recursive doubling: log2 P exchanges of the whole vector (latency-optimal). Both
+//    partners of an exchange compute the same value, each putting the lower rank's operand
+//    first, so NaNs, signed zeros and MAXLOC ties come out identical on every rank.
+//  - Rabenseifner: a reduce-scatter by recursive halving (each exchange hands the partner
+//    half of the remaining blocks and reduces the other half), then an allgather by
+//    recursive doubling: 2 log2 P steps, each rank sends about 2 (P - 1) / P of the vector.
+//  - ring: ring reduce-scatter then ring allgather on blocks of about count / P elements,
+//    2 (P - 1) steps between neighbours only; chosen when blocks are large.
+// With P not a power of two, recursive doubling and Rabenseifner first fold the first
+// 2 * (P - pof2) ranks in pairs: the even one hands its vector to the odd one, sits out,
+// and gets the result back at the end. Each result block is computed once in the other
+// two algorithms, so all ranks agree on it anyway.
+// Scratch: one temporary vector (recursive doubling) or half a vector (Rabenseifner),
+// reused by every step.
 #include <utility>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 
 namespace overlap::collectives {
 namespace {
 
-constexpr std::size_t kRingBytes = 256 * 1024;
+// The ranks taking part after the fold: virtual rank v is real rank peer(v).
+struct Folded {
+  int rank, size, pof2, rem;
+  bool sits_out() const { return rank < 2 * rem && rank % 2 == 0; }
+  bool folds_in() const { return rank < 2 * rem && rank % 2 == 1; }
+  int me() const { return rank < 2 * rem ? rank / 2 : rank - rem; }
+  int peer(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
+};
+
+Folded fold_of(Group grp) {
+  const int pof2 = floor_pow2(grp.size);
+  return {grp.rank, grp.size, pof2, grp.size - pof2};
+}
+
+// The first part of both pof2 algorithms: the result-to-be in `acc` (recv) after the
+// returned tasks. Ranks that sit out send their vector away and receive the result back
+// with tag `back_tag`; for them the returned Deps is empty and *done is set.
+Deps fold_in(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
+             ReduceKernel op, const Folded& f, int back_tag, bool& done) {
+  const std::size_t bytes = count * op.elem_size;
+  done = false;
+  if (f.sits_out()) {
+    // The result comes back into recv, which (in place) is what the send reads.
+    const TaskId gave = s.send(send != nullptr ? send : recv, bytes, f.rank + 1, 0);
+    s.recv(recv, bytes, f.rank + 1, back_tag, {gave});
+    done = true;
+    return {};
+  }
+  Deps acc;
+  if (send != nullptr) acc = {s.copy(send, recv, bytes)};
+  if (f.folds_in()) {
+    const Buf tmp = s.scratch(bytes);
+    acc.push_back(s.recv(tmp, bytes, f.rank - 1, 0));
+    acc = {s.reduce(tmp, recv, count, op.peer_first(true), acc)};  // rank - 1 is lower
+  }
+  return acc;
+}
 
 void recursive_doubling(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
                         ReduceKernel op, Group grp) {
   const std::size_t bytes = count * op.elem_size;
-  const int r = grp.rank;
-  const int pof2 = floor_pow2(grp.size);
-  const int rem = grp.size - pof2;
-  const int rounds = ceil_log2(pof2);
+  const Folded f = fold_of(grp);
+  const int rounds = ceil_log2(f.pof2);
   const int back_tag = rounds + 1;  // tags: 0 fold-in, 1..rounds exchanges, then fold-out
-  if (r < 2 * rem && r % 2 == 0) {
-    // Sits out: the vector goes to r + 1, the result comes back into recv (which, in
-    // place, is what the send reads).
-    const TaskId gave = s.send(send != nullptr ? send : recv, bytes, r + 1, 0);
-    s.recv(recv, bytes, r + 1, back_tag, {gave});
-    return;
-  }
-  Deps acc;  // recv holds the partial result once these finished
-  if (send != nullptr) acc = {s.copy(send, recv, bytes)};
-  if (r < 2 * rem) {
-    std::byte* tmp = s.scratch(bytes);
-    acc.push_back(s.recv(tmp, bytes, r - 1, 0));
-    acc = {s.reduce(tmp, recv, count, op.fn, acc)};
-  }
-  const int me = r < 2 * rem ? r / 2 : r - rem;  // rank among the pof2 that exchange
+  bool done = false;
+  Deps acc = fold_in(s, send, recv, count, op, f, back_tag, done);
+  if (done) return;
+  const int me = f.me();
+  // One temporary reused by every round: round k + 1 receives into it once round k's
+  // reduction has read it. The partner cannot send round k + 1 before it has our round
+  // k message either, so posting later costs little.
+  const Buf tmp = s.scratch(bytes);
+  Deps tmp_free;
   for (int k = 0; k < rounds; ++k) {
     const int partner = me ^ (1 << k);
-    const int peer = partner < rem ? 2 * partner + 1 : partner + rem;
-    std::byte* tmp = s.scratch(bytes);
-    const TaskId got = s.recv(tmp, bytes, peer, k + 1);
+    const int peer = f.peer(partner);
+    const TaskId got = s.recv(tmp, bytes, peer, k + 1, tmp_free);
     const TaskId gave = s.send(recv, bytes, peer, k + 1, acc);
     // recv may change only once the partner has the old value.
-    acc = {s.reduce(tmp, recv, count, op.fn, {got, gave})};
+    const TaskId reduced = s.reduce(tmp, recv, count, op.peer_first(peer < grp.rank), {got, gave});
+    acc = {reduced};
+    tmp_free = {reduced};
   }
-  if (r < 2 * rem) s.send(recv, bytes, r - 1, back_tag, acc);
+  if (f.folds_in()) s.send(recv, bytes, f.rank - 1, back_tag, acc);
+}
+
+// Rabenseifner among the pof2 virtual ranks; blocks are in virtual-rank order.
+void rabenseifner(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
+                  ReduceKernel op, Group grp) {
+  const std::size_t bytes = count * op.elem_size;
+  const Folded f = fold_of(grp);
+  const int rounds = ceil_log2(f.pof2);
+  // Tags: 0 fold-in, 1..rounds halving, rounds+1..2*rounds doubling, then fold-out.
+  const int back_tag = 2 * rounds + 1;
+  bool done = false;
+  Deps acc = fold_in(s, send, recv, count, op, f, back_tag, done);
+  if (done) return;
+  const int me = f.me();
+  const Partition blocks{count, f.pof2, op.elem_size};
+  const Buf tmp = s.scratch(blocks.span(0, f.pof2 / 2));  // the largest half
+  Deps tmp_free;
+  std::vector<TaskId> gave_away(static_cast<std::size_t>(rounds));  // per round's half
+  int lo = 0, hi = f.pof2;  // virtual blocks this rank still reduces
+  for (int k = 0, half = f.pof2 / 2; half > 0; ++k, half /= 2) {
+    const int partner = me ^ half;
+    const int peer = f.peer(partner);
+    const int mid = lo + half;
+    const bool lower = (me & half) == 0;
+    const int keep_lo = lower ? lo : mid, keep_hi = lower ? mid : hi;
+    const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
+    const std::size_t keep = blocks.span(keep_lo, keep_hi);
+    const TaskId got = s.recv(tmp, keep, peer, k + 1, tmp_free);
+    // The halves are disjoint: the reduction need not wait for the send.
+    gave_away[static_cast<std::size_t>(k)] =
+        s.send(Buf(recv) + blocks.offset(give_lo), blocks.span(give_lo, give_hi), peer, k + 1, acc);
+    acc.push_back(got);
+    const TaskId reduced = s.reduce(tmp, Buf(recv) + blocks.offset(keep_lo), keep / op.elem_size,
+                                    op.peer_first(peer < grp.rank), acc);
+    acc = {reduced};
+    tmp_free = {reduced};
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+  // Allgather by recursive doubling: the range given away in the halving round with the
+  // same distance comes back, once that send has finished reading it.
+  for (int k = rounds - 1, half = 1; k >= 0; --k, half *= 2) {
+    const int partner = me ^ half;
+    const int peer = f.peer(partner);
+    const bool lower = (me & half) == 0;
+    const int their_lo = lower ? hi : lo - half, their_hi = lower ? hi + half : lo;
+    const TaskId got = s.recv(Buf(recv) + blocks.offset(their_lo), blocks.span(their_lo, their_hi),
+                              peer, rounds + 1 + k, {gave_away[static_cast<std::size_t>(k)]});
+    s.send(Buf(recv) + blocks.offset(lo), blocks.span(lo, hi), peer, rounds + 1 + k, acc);
+    acc.push_back(got);
+    lo = lower ? lo : their_lo;
+    hi = lower ? their_hi : hi;
+  }
+  if (f.folds_in()) s.send(recv, bytes, f.rank - 1, back_tag, acc);
 }
 
 void ring_allreduce(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
@@ -63,7 +151,7 @@ void ring_allreduce(Schedule& s, const std::byte* send, std::byte* recv, std::si
   rs.own = in_place ? recv : send;
   rs.blocks = Partition{count, p, op.elem_size};
   rs.op = op;
-  rs.result = recv + rs.blocks.offset(grp.rank);
+  rs.result = Buf(recv) + rs.blocks.offset(grp.rank);
   rs.tag = 0;
   const auto reduced = ring_reduce_scatter(s, rs);
 
@@ -82,7 +170,7 @@ void ring_allreduce(Schedule& s, const std::byte* send, std::byte* recv, std::si
 }  // namespace
 
 void build_iallreduce(TaskGraph& g, const void* send, void* recv, std::size_t count,
-                      ReduceKernel op, Group grp) {
+                      ReduceKernel op, Group grp, std::optional<AllreduceAlgorithm> force) {
   if (count == 0) return;
   Schedule s(g);
   const auto* in = static_cast<const std::byte*>(send);
@@ -91,12 +179,16 @@ void build_iallreduce(TaskGraph& g, const void* send, void* recv, std::size_t co
     if (in != nullptr) s.copy(in, out, count * op.elem_size);
     return;
   }
-  const bool large = count * op.elem_size >= kRingBytes && grp.size > 2 &&
-                     count >= static_cast<std::size_t>(grp.size);
-  if (large) {
-    ring_allreduce(s, in, out, count, op, grp);
-  } else {
-    recursive_doubling(s, in, out, count, op, grp);
+  switch (force.value_or(choose_allreduce(count * op.elem_size, count, grp.size))) {
+    case AllreduceAlgorithm::recursive_doubling:
+      recursive_doubling(s, in, out, count, op, grp);
+      break;
+    case AllreduceAlgorithm::rabenseifner:
+      rabenseifner(s, in, out, count, op, grp);
+      break;
+    case AllreduceAlgorithm::ring:
+      ring_allreduce(s, in, out, count, op, grp);
+      break;
   }
 }
 

@@ -30,13 +30,14 @@ void build_ialltoall(TaskGraph& g, const void* send, void* recv, std::size_t blo
   };
   auto* out = static_cast<std::byte*>(recv);
   const auto* in = static_cast<const std::byte*>(send);
-  Deps start;  // what every step waits for: in place, the copy of the outgoing blocks
+  Buf src = in;  // where the blocks to send are
+  Deps start;    // what every step waits for: in place, the copy of the outgoing blocks
   if (in != nullptr) {
     s.copy(in + at(r), out + at(r), block_bytes);
   } else if (p > 1) {
-    std::byte* tmp = s.scratch(at(p));
+    const Buf tmp = s.scratch(at(p));
     start = {s.copy(out, tmp, at(p))};
-    in = tmp;
+    src = tmp;
   }
   const int window = block_bytes < kLargeBlockBytes ? kSmallWindow : kLargeWindow;
   std::vector<Deps> steps(static_cast<std::size_t>(p));
@@ -49,7 +50,7 @@ void build_ialltoall(TaskGraph& g, const void* send, void* recv, std::size_t blo
     const int to = wrap(r + k, p);
     const int from = wrap(r - k, p);
     steps[static_cast<std::size_t>(k)] = {s.recv(out + at(from), block_bytes, from, 0, after),
-                                          s.send(in + at(to), block_bytes, to, 0, after)};
+                                          s.send(src + at(to), block_bytes, to, 0, after)};
   }
 }
 

@@ -16,7 +16,7 @@ void build_ibarrier(TaskGraph& g, Group grp) {
   if (grp.size == 1) return;
   Schedule s(g);
   // Zero-byte messages still need a valid address; nothing is ever written to it.
-  std::byte* token = s.scratch(0);
+  const Buf token = s.scratch(0);
   const int rounds = ceil_log2(grp.size);
   Deps heard;
   for (int k = 0; k < rounds; ++k) {

@@ -8,7 +8,7 @@ std::string type_name(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
-  MPI_Type_get_name(type, name, &len);
+  PMPI_Type_get_name(type, name, &len);
   return len > 0 ? std::string(name, static_cast<std::size_t>(len)) : "a derived datatype";
 }
 
@@ -25,13 +25,13 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
   }
   int size = 0;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  MPI_Type_size(type, &size);
-  MPI_Type_get_extent(type, &lb, &extent);
-  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
   // Predefined pair types (MPI_DOUBLE_INT...) have padding between elements; they are
   // still one block of count x extent bytes, and the padding travels along harmlessly.
   int ints = 0, addresses = 0, types = 0, combiner = 0;
-  MPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
+  PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
   if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
     size = static_cast<int>(extent);
   if (size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size) {

@@ -3,28 +3,50 @@
 #include "overlap/overlap.h"
 
 #include <climits>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/application_use.hpp"
 #include "collectives/buffer_layout.hpp"
 #include "collectives/comm_context.hpp"
-#include "collectives/mpi_errors.hpp"
 #include "collectives/reduction.hpp"
-#include "collectives/runtime.hpp"
+#include "progress/engine_runtime.hpp"
 #include "progress/generalized_request.hpp"
+#include "progress/mpi_errors.hpp"
 #include "progress/mpi_transport.hpp"
 
 namespace {
 
 using namespace overlap;
 using collectives::Group;
+using progress::ErrorKind;
 using progress::TaskGraph;
 
-int fail(const char* fn, MPI_Comm comm, const std::string& why) {
-  return collectives::report_error(comm, std::string(fn) + ": " + why);
+int fail(const char* fn, MPI_Comm comm, ErrorKind kind, const std::string& why) {
+  return progress::report_error(comm, kind, std::string(fn) + ": " + why);
 }
+
+// In a child created by fork() neither MPI nor our engine can be used: say so, touch
+// nothing.
+int refuse_in_child(const char* fn) {
+  std::fprintf(stderr,
+               "liboverlap: %s: liboverlap cannot be used in a child process created by fork() "
+               "(its progress engine and MPI belong to the parent)\n",
+               fn);
+  return MPI_ERR_OTHER;
+}
+
+// Why a call is refused; most refusals are about an argument.
+struct Refusal {
+  std::string text;
+  ErrorKind kind = ErrorKind::argument;
+  Refusal() = default;
+  Refusal(std::string t, ErrorKind k = ErrorKind::argument) : text(std::move(t)), kind(k) {}
+  bool empty() const { return text.empty(); }
+};
 
 std::string check_root(int root, int size) {
   if (root >= 0 && root < size) return "";
@@ -39,34 +61,44 @@ std::string check_total(std::size_t block, int size) {
          std::to_string(INT_MAX) + " bytes in one buffer";
 }
 
-// Checks run with the communicator's rank and size and return an error text or "";
+// Checks run with the communicator's rank and size and return a Refusal (empty: fine);
 // build adds this rank's tasks to the graph.
 template <class Check, class Build>
 int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check check, Build build) {
-  if (request == nullptr) return fail(fn, comm, "request is NULL");
-  if (comm == MPI_COMM_NULL) return fail(fn, comm, "communicator is MPI_COMM_NULL");
+  if (progress::in_forked_child()) return refuse_in_child(fn);
+  progress::safe_point();
+  if (comm == MPI_COMM_NULL)
+    return fail(fn, comm, ErrorKind::communicator, "communicator is MPI_COMM_NULL");
   std::string error;
-  progress::ProgressEngine* engine = collectives::runtime_engine();
-  if (engine == nullptr) engine = collectives::runtime_start(std::nullopt, error);
-  if (engine == nullptr) return fail(fn, comm, error);
+  progress::ProgressEngine* engine = collectives::application_engine(error);
+  if (engine == nullptr) return fail(fn, comm, ErrorKind::state, error);
   auto ctx = collectives::context_for(comm, error);
-  if (!ctx) return fail(fn, comm, error);
-  error = check(ctx->rank(), ctx->size());
-  if (!error.empty()) return fail(fn, comm, error);
+  if (!ctx) return fail(fn, comm, ErrorKind::communicator, error);
+  // Every rank takes the collective's number before any check, whatever the outcome: a
+  // call refused on some ranks only (the root's arguments) must not shift later ones.
+  const std::uint64_t seq = ctx->next_sequence();
+  if (request == nullptr) return fail(fn, comm, ErrorKind::argument, "request is NULL");
+  *request = MPI_REQUEST_NULL;
+  if (Refusal r = check(ctx->rank(), ctx->size()); !r.empty())
+    return fail(fn, comm, r.kind, r.text);
 
   auto graph = std::make_shared<TaskGraph>(
-      std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->next_tag_base(), ctx));
-  graph->start_when([c = ctx.get()] { return c->ready(); });
+      std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->tag_base(seq), ctx));
   build(*graph, Group{ctx->rank(), ctx->size()});
+  ctx->submitted(seq);
+  graph->start_when([c = ctx.get(), seq] { return c->try_start(seq); });
+  graph->on_complete([ctx, seq] { ctx->completed(seq); });
   const int rc = progress::start_generalized_request(*engine, std::move(graph), request);
-  return rc == MPI_SUCCESS ? rc : fail(fn, comm, "could not create the generalized request");
+  if (rc == MPI_SUCCESS) return rc;
+  ctx->completed(seq);
+  return fail(fn, comm, ErrorKind::state, "could not create the generalized request");
 }
 
 // Reductions: bytes and kernel of (count, datatype, op).
 struct ReductionArgs {
   std::size_t bytes = 0;
   collectives::ReduceKernel kernel;
-  std::string error;
+  Refusal error;
 };
 ReductionArgs reduction_args(int count, MPI_Datatype type, MPI_Op op) {
   ReductionArgs a;
@@ -77,7 +109,7 @@ ReductionArgs reduction_args(int count, MPI_Datatype type, MPI_Op op) {
   }
   auto found = collectives::find_reduction(op, type);
   if (found.kernel.fn == nullptr) {
-    a.error = found.error;
+    a.error = Refusal(found.error, ErrorKind::operation);
     return a;
   }
   a.bytes = layout.bytes;
@@ -141,6 +173,7 @@ const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nul
 extern "C" {
 
 int OVX_Init(OVX_Progress policy) {
+  if (progress::in_forked_child()) return refuse_in_child("OVX_Init");
   std::optional<progress::ProgressPolicy> requested;
   switch (policy) {
     case OVX_PROGRESS_DEFAULT:
@@ -155,37 +188,40 @@ int OVX_Init(OVX_Progress policy) {
       requested = progress::ProgressPolicy::dedicated;
       break;
     default:
-      return fail("OVX_Init", MPI_COMM_WORLD,
+      return fail("OVX_Init", MPI_COMM_WORLD, ErrorKind::argument,
                   "policy=" + std::to_string(static_cast<int>(policy)) +
                       " is not an OVX_Progress value (allowed: OVX_PROGRESS_DEFAULT, _CALLER, "
                       "_SHARED, _DEDICATED)");
   }
-  if (auto* running = collectives::runtime_engine(); running != nullptr) {
-    if (!requested || *requested == running->policy()) return MPI_SUCCESS;
-    return fail("OVX_Init", MPI_COMM_WORLD,
-                std::string("already running with the '") +
-                    progress::policy_name(running->policy()) + "' policy; call OVX_Finalize first");
-  }
+  progress::safe_point();
   std::string error;
-  if (collectives::runtime_start(requested, error) == nullptr)
-    return fail("OVX_Init", MPI_COMM_WORLD, error);
+  if (collectives::application_start(requested, error) == nullptr)
+    return fail("OVX_Init", MPI_COMM_WORLD, ErrorKind::state, error);
   return MPI_SUCCESS;
 }
 
 int OVX_Finalize(void) {
-  collectives::runtime_stop();
+  if (progress::in_forked_child()) return MPI_SUCCESS;
+  collectives::application_finalize();
+  progress::safe_point();
   return MPI_SUCCESS;
 }
 
 int OVX_Initialized(int* flag) {
-  *flag = collectives::runtime_engine() != nullptr ? 1 : 0;
+  if (flag == nullptr)
+    return fail("OVX_Initialized", MPI_COMM_WORLD, ErrorKind::argument, "flag is NULL");
+  *flag = !progress::in_forked_child() && collectives::application_active() ? 1 : 0;
   return MPI_SUCCESS;
 }
 
 int OVX_Get_progress(OVX_Progress* policy) {
-  auto* e = collectives::runtime_engine();
-  if (e == nullptr)
-    return fail("OVX_Get_progress", MPI_COMM_WORLD, "liboverlap is not initialised");
+  if (progress::in_forked_child()) return refuse_in_child("OVX_Get_progress");
+  auto* e = progress::running_engine();
+  if (e == nullptr || !collectives::application_active())
+    return fail("OVX_Get_progress", MPI_COMM_WORLD, ErrorKind::state,
+                "liboverlap is not initialised");
+  if (policy == nullptr)
+    return fail("OVX_Get_progress", MPI_COMM_WORLD, ErrorKind::argument, "policy is NULL");
   switch (e->policy()) {
     case progress::ProgressPolicy::caller:
       *policy = OVX_PROGRESS_CALLER;
@@ -201,10 +237,20 @@ int OVX_Get_progress(OVX_Progress* policy) {
 }
 
 int OVX_Poll(int* work) {
-  auto* e = collectives::runtime_engine();
+  if (progress::in_forked_child()) return refuse_in_child("OVX_Poll");
+  progress::safe_point();
+  auto* e = progress::running_engine();
   const int w = e == nullptr ? 0 : e->progress();
   if (work != nullptr) *work = w;
   return MPI_SUCCESS;
+}
+
+int OVX_Request_abandon(MPI_Request* request) {
+  if (progress::in_forked_child()) return refuse_in_child("OVX_Request_abandon");
+  progress::safe_point();
+  // Not ours: MPI_ERR_REQUEST without an error handler, so a caller can fall back to
+  // MPI_Cancel for other requests (overlap::Request does).
+  return progress::abandon_generalized_request(request);
 }
 
 const char* OVX_Progress_name(OVX_Progress policy) {
@@ -222,7 +268,7 @@ const char* OVX_Progress_name(OVX_Progress policy) {
 
 int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return run_collective(
-      "OVX_Ibarrier", comm, request, [](int, int) { return std::string(); },
+      "OVX_Ibarrier", comm, request, [](int, int) -> Refusal { return {}; },
       [](TaskGraph& g, Group grp) { collectives::build_ibarrier(g, grp); });
 }
 
@@ -231,7 +277,7 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   collectives::BufferBytes layout;
   return run_collective(
       "OVX_Ibcast", comm, request,
-      [&](int, int size) {
+      [&](int, int size) -> Refusal {
         layout = collectives::contiguous_bytes(count, datatype, "count", "datatype");
         return layout.error.empty() ? check_root(root, size) : layout.error;
       },
@@ -245,7 +291,7 @@ int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   ReductionArgs a;
   return run_collective(
       "OVX_Ireduce", comm, request,
-      [&](int rank, int size) {
+      [&](int rank, int size) -> Refusal {
         a = reduction_args(count, datatype, op);
         if (!a.error.empty()) return a.error;
         if (std::string e = check_root(root, size); !e.empty()) return e;
@@ -264,7 +310,7 @@ int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   ReductionArgs a;
   return run_collective(
       "OVX_Iallreduce", comm, request,
-      [&](int, int) {
+      [&](int, int) -> Refusal {
         a = reduction_args(count, datatype, op);
         return a.error;
       },
@@ -279,7 +325,7 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   BlockArgs b;
   return run_collective(
       "OVX_Iallgather", comm, request,
-      [&](int, int size) {
+      [&](int, int size) -> Refusal {
         b = block_args(recv_side(recvbuf, recvcount, recvtype),
                        send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
@@ -294,7 +340,7 @@ int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   BlockArgs b;
   return run_collective(
       "OVX_Ialltoall", comm, request,
-      [&](int, int size) {
+      [&](int, int size) -> Refusal {
         b = block_args(recv_side(recvbuf, recvcount, recvtype),
                        send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
@@ -310,7 +356,7 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   std::size_t block = 0;
   return run_collective(
       "OVX_Igather", comm, request,
-      [&](int rank, int size) {
+      [&](int rank, int size) -> Refusal {
         if (std::string e = check_root(root, size); !e.empty()) return e;
         if (rank == root) {
           BlockArgs b = block_args(recv_side(recvbuf, recvcount, recvtype),
@@ -335,7 +381,7 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   std::size_t block = 0;
   return run_collective(
       "OVX_Iscatter", comm, request,
-      [&](int rank, int size) {
+      [&](int rank, int size) -> Refusal {
         if (std::string e = check_root(root, size); !e.empty()) return e;
         if (rank != root) {
           if (recvbuf == MPI_IN_PLACE)
@@ -362,7 +408,7 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   ReductionArgs a;
   return run_collective(
       "OVX_Ireduce_scatter_block", comm, request,
-      [&](int, int size) {
+      [&](int, int size) -> Refusal {
         a = reduction_args(recvcount, datatype, op);
         if (!a.error.empty()) return a.error;
         return check_total(a.bytes, size);

@@ -1,97 +1,204 @@
 #include "collectives/comm_context.hpp"
 
+#include <charconv>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "collectives/algorithms.hpp"
+#include "progress/engine_runtime.hpp"
 
 namespace overlap::collectives {
 namespace {
 
-std::mutex contexts_mu;
-int keyval = MPI_KEYVAL_INVALID;                   // guarded by contexts_mu
-std::vector<std::weak_ptr<CommContext>> contexts;  // guarded by contexts_mu
+struct Registry {
+  std::mutex mu;
+  int keyval = MPI_KEYVAL_INVALID;                     // guarded by mu
+  std::vector<std::shared_ptr<CommContext>> contexts;  // guarded by mu; live duplicates
+};
+// Never destroyed: attribute callbacks may run during static destruction.
+Registry& registry() {
+  static Registry* r = [] {
+    // Registered once, whichever layer started the engine.
+    progress::add_sweeper(sweep_contexts);
+    progress::add_stop_hook(release_all_contexts);
+    return new Registry;
+  }();
+  return *r;
+}
 
+// Called by MPI when the application frees its communicator (or MPI_Finalize frees
+// MPI_COMM_WORLD's attributes): no MPI call here, the duplicate goes at a safe point.
 int delete_attr(MPI_Comm, int, void* value, void*) {
-  delete static_cast<std::shared_ptr<CommContext>*>(value);
+  auto* ctx = static_cast<std::shared_ptr<CommContext>*>(value);
+  (*ctx)->mark_user_freed();
+  delete ctx;
+  progress::request_sweep();
   return MPI_SUCCESS;
+}
+
+// OVERLAP_TAG_RANGES caps the number of tag ranges (testing and debugging: with few
+// ranges, many collectives in flight reuse them). Returns false with `error` on a bad value.
+bool capped_ranges(int& ranges, std::string& error) {
+  const char* text = std::getenv("OVERLAP_TAG_RANGES");
+  if (text == nullptr || *text == '\0') return true;
+  const std::string_view s(text);
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || v < 1 || v > ranges) {
+    error = std::string("OVERLAP_TAG_RANGES='") + text + "' is not an integer in 1.." +
+            std::to_string(ranges);
+    return false;
+  }
+  ranges = v;
+  return true;
+}
+
+std::string mpi_error_text(int rc) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  PMPI_Error_string(rc, text, &len);
+  return std::string(text, static_cast<std::size_t>(len));
 }
 
 }  // namespace
 
-CommContext::~CommContext() { release(); }
-
-void CommContext::release() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) return;
-  if (idup_ != MPI_REQUEST_NULL) MPI_Wait(&idup_, MPI_STATUS_IGNORE);
-  if (dup_ != MPI_COMM_NULL) MPI_Comm_free(&dup_);
-  released_ = true;
+int CommContext::tag_base(std::uint64_t seq) const {
+  return static_cast<int>(seq % static_cast<std::uint64_t>(ranges_)) * kTagsPerCollective;
 }
 
 bool CommContext::ready() {
   if (ready_.load(std::memory_order_acquire)) return true;
+  std::unique_lock lock(idup_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  if (ready_.load(std::memory_order_acquire)) return true;
   int done = 0;
-  MPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
+  PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
   if (!done) return false;
   // A failed send inside a collective cannot be handed back to anyone: abort with MPI's
   // error string rather than leave the application waiting forever.
-  MPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
+  PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
   ready_.store(true, std::memory_order_release);
   return true;
 }
 
-int CommContext::next_tag_base() {
-  const std::uint32_t seq = sequence_.fetch_add(1, std::memory_order_relaxed);
-  return static_cast<int>(seq % static_cast<std::uint32_t>(ranges_)) * kTagsPerCollective;
+void CommContext::submitted(std::uint64_t seq) {
+  std::lock_guard lock(mu_);
+  waiting_.insert(seq);
+}
+
+bool CommContext::try_start(std::uint64_t seq) {
+  if (!ready()) return false;
+  std::lock_guard lock(mu_);
+  if (waiting_.empty() || *waiting_.begin() != seq) return false;  // an earlier one first
+  const auto ranges = static_cast<std::uint64_t>(ranges_);
+  if (seq >= ranges && running_.count(seq - ranges) != 0) return false;  // range still in use
+  if (running_.size() >= kMaxRunning) return false;
+  waiting_.erase(seq);
+  running_.insert(seq);
+  return true;
+}
+
+void CommContext::completed(std::uint64_t seq) {
+  bool idle = false;
+  {
+    std::lock_guard lock(mu_);
+    waiting_.erase(seq);
+    running_.erase(seq);
+    idle = waiting_.empty() && running_.empty();
+  }
+  // The application freed its communicator meanwhile: the duplicate may go now.
+  if (idle && user_freed()) progress::request_sweep();
+}
+
+std::size_t CommContext::in_flight() const {
+  std::lock_guard lock(mu_);
+  return waiting_.size() + running_.size();
+}
+
+bool CommContext::release(bool wait) {
+  if (released_.load()) return true;
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (finalized) return true;
+  {
+    std::lock_guard lock(idup_mu_);
+    if (idup_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      if (wait) {
+        PMPI_Wait(&idup_, MPI_STATUS_IGNORE);
+      } else {
+        PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
+        if (!done) return false;
+      }
+    }
+  }
+  if (dup_ != MPI_COMM_NULL) PMPI_Comm_free(&dup_);
+  released_.store(true);
+  return true;
 }
 
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
-  std::lock_guard lock(contexts_mu);
-  if (keyval == MPI_KEYVAL_INVALID)
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &keyval, nullptr);
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  if (reg.keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &reg.keyval, nullptr);
   void* value = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
   if (found) {
     auto cached = *static_cast<std::shared_ptr<CommContext>*>(value);
     if (!cached->released()) return cached;
-    // Left over from before OVX_Finalize: replaced below (set_attr deletes the old one).
+    // Left over from before the engine stopped: replaced below (set_attr deletes the old).
   }
 
   int inter = 0;
-  MPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_test_inter(comm, &inter);
   if (inter) {
     error = "intercommunicators are not supported";
     return nullptr;
   }
   void* ub = nullptr;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
   const long tag_ub = found ? *static_cast<int*>(ub) : 32767;
   auto ctx = std::make_shared<CommContext>();
   ctx->ranges_ = static_cast<int>((tag_ub + 1) / kTagsPerCollective);
-  if (ctx->ranges_ < 2) {
+  if (ctx->ranges_ < 1) {
     error = "MPI_TAG_UB=" + std::to_string(tag_ub) + " leaves too few tags (need at least " +
-            std::to_string(2 * kTagsPerCollective) + ")";
+            std::to_string(kTagsPerCollective) + ")";
     return nullptr;
   }
-  MPI_Comm_rank(comm, &ctx->rank_);
-  MPI_Comm_size(comm, &ctx->size_);
-  MPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_);
-  MPI_Comm_set_attr(comm, keyval, new std::shared_ptr<CommContext>(ctx));
-  // Communicators the application freed leave expired entries; drop them here so the
-  // list stays as long as the live communicators.
-  std::erase_if(contexts, [](const std::weak_ptr<CommContext>& w) { return w.expired(); });
-  contexts.push_back(ctx);
+  if (!capped_ranges(ctx->ranges_, error)) return nullptr;
+  PMPI_Comm_rank(comm, &ctx->rank_);
+  PMPI_Comm_size(comm, &ctx->size_);
+  if (const int rc = PMPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_); rc != MPI_SUCCESS) {
+    error = "MPI_Comm_idup of the communicator failed: " + mpi_error_text(rc);
+    return nullptr;
+  }
+  PMPI_Comm_set_attr(comm, reg.keyval, new std::shared_ptr<CommContext>(ctx));
+  reg.contexts.push_back(ctx);
   return ctx;
 }
 
+void sweep_contexts() {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  bool pending = false;
+  std::erase_if(reg.contexts, [&](const std::shared_ptr<CommContext>& ctx) {
+    if (!ctx->user_freed() || ctx->in_flight() > 0) return false;
+    if (ctx->release(false)) return true;
+    pending = true;  // still being duplicated: look again at the next safe point
+    return false;
+  });
+  if (pending) progress::request_sweep();
+}
+
 void release_all_contexts() {
-  std::lock_guard lock(contexts_mu);
-  for (auto& weak : contexts)
-    if (auto ctx = weak.lock()) ctx->release();
-  contexts.clear();
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  for (auto& ctx : reg.contexts) ctx->release(true);
+  reg.contexts.clear();
 }
 
 }  // namespace overlap::collectives

@@ -1,7 +1,20 @@
 // Per-communicator state of liboverlap, cached on the user's communicator as an MPI
 // attribute: a duplicate made with MPI_Comm_idup (so the first collective on a
-// communicator does not block, and our traffic can never match the application's) and a
-// sequence number that gives every collective its own range of tags.
+// communicator does not block, and our traffic can never match the application's), the
+// sequence of collectives called on it, and the order they may start in.
+//
+// Tags: collective number `seq` uses tag range seq % ranges (ranges = (MPI_TAG_UB + 1) /
+// 1024, at least 32 by the standard, fewer with OVERLAP_TAG_RANGES). Two collectives
+// sharing a range are never in flight together: a collective starts only once the
+// previous user of its range completed locally, and collectives start in the order they
+// were called (the posting order on the communicator is the call order on every rank),
+// at most kMaxRunning at a time so many outstanding collectives cost little memory.
+// Every rank takes one sequence number per collective call, before any argument check,
+// whatever the outcome (a call refused on the root only must not shift later ones).
+//
+// Nothing here calls MPI from a destructor or an MPI callback: when the application frees
+// its communicator, the attribute's delete callback only marks the context; the duplicate
+// is freed at the next safe point once the collectives on it completed (sweep_contexts).
 #pragma once
 
 #include <mpi.h>
@@ -9,46 +22,76 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
 namespace overlap::collectives {
 
+inline constexpr std::size_t kMaxRunning = 32;
+
 class CommContext {
  public:
   CommContext() = default;
-  ~CommContext();
+  ~CommContext() = default;  // never calls MPI: release() frees the duplicate
   CommContext(const CommContext&) = delete;
   CommContext& operator=(const CommContext&) = delete;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // The duplicate; valid once ready() returned true.
+  // The duplicate; valid once a collective started.
   const MPI_Comm* comm() const { return &dup_; }
-  // True once the duplicate exists. Called by graphs' gates, under the scheduler's pass.
-  bool ready();
-  // First tag of the next collective's range (same on every rank: collectives on one
-  // communicator are called in the same order everywhere).
-  int next_tag_base();
-  // Frees the duplicate (at MPI_Finalize or OVX_Finalize, before MPI forbids it). A
-  // released context is replaced by a fresh one if liboverlap is started again.
-  void release();
-  bool released() const { return released_; }
+  int ranges() const { return ranges_; }
+
+  // One per collective call on this communicator, on every rank, before any check.
+  std::uint64_t next_sequence() { return next_seq_.fetch_add(1, std::memory_order_relaxed); }
+  int tag_base(std::uint64_t seq) const;
+  // The collective `seq` has a graph now; it starts when try_start(seq) says so.
+  void submitted(std::uint64_t seq);
+  // The gate of collective `seq` (polled under the scheduler's pass, or on the submitting
+  // thread): true, once, when it may start; it then counts as started.
+  bool try_start(std::uint64_t seq);
+  // The collective `seq` completed (or was abandoned), started or not.
+  void completed(std::uint64_t seq);
+  // Collectives submitted and not completed.
+  std::size_t in_flight() const;
+
+  void mark_user_freed() { user_freed_.store(true); }
+  bool user_freed() const { return user_freed_.load(); }
+  // Frees the duplicate (safe points only). With `wait` false it does nothing and returns
+  // false while the duplicate is still being made.
+  bool release(bool wait);
+  bool released() const { return released_.load(); }
 
  private:
   friend std::shared_ptr<CommContext> context_for(MPI_Comm, std::string&);
+  // True once the duplicate exists. Only try-locks: MPI_Test may re-enter liboverlap
+  // through the MPI progress hook.
+  bool ready();
+
   MPI_Comm dup_ = MPI_COMM_NULL;
   MPI_Request idup_ = MPI_REQUEST_NULL;
+  std::mutex idup_mu_;
   std::atomic<bool> ready_{false};
-  std::atomic<std::uint32_t> sequence_{0};
+  std::atomic<std::uint64_t> next_seq_{0};
+  mutable std::mutex mu_;            // guards the two sets
+  std::set<std::uint64_t> waiting_;  // submitted, not started
+  std::set<std::uint64_t> running_;  // started, not completed
   int rank_ = 0, size_ = 1, ranges_ = 1;
-  bool released_ = false;
+  std::atomic<bool> user_freed_{false};
+  std::atomic<bool> released_{false};
 };
 
-// The context of `comm`, created on first use. Empty (with `error` set) when the
-// communicator cannot be used (intercommunicator, too few tags).
+// The context of `comm`, created on first use (which duplicates the communicator, a
+// collective call: every rank makes it in the same order as its other collectives on
+// `comm`). Empty, with `error` set, when the communicator cannot be used.
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
 
-// Frees every duplicate still alive; called once when liboverlap shuts down.
+// Frees the duplicates of communicators the application freed, once nothing runs on them.
+// Safe points only (engine_runtime sweeps).
+void sweep_contexts();
+// Frees every duplicate; runs when the engine stops. A released context is replaced by a
+// fresh one if liboverlap is started again.
 void release_all_contexts();
 
 }  // namespace overlap::collectives

@@ -1,20 +1,19 @@
-// Gather.
-//  - Blocks below 16 KiB: binomial tree. A rank collects its subtree's blocks (a contiguous
+// Gather; cost_model.cpp chooses between (linear always for P <= 2):
+//  - binomial tree, for small blocks. A rank collects its subtree's blocks (a contiguous
 //    range of relative ranks) in scratch, its own first, and sends them on in one message:
 //    ceil(log2 P) receives at the root instead of P - 1. A child's range that wraps past
 //    rank P - 1 in absolute numbering lands in scratch at the root and is copied in two
 //    pieces.
-//  - From 16 KiB on: linear. Every rank sends straight to the root, which receives into
-//    place: the tree would forward big blocks through up to log2 P hops and copies.
+//  - linear, for larger blocks: every rank sends straight to the root, which receives into
+//    place; the tree would forward big blocks through up to log2 P hops and copies.
 #include <vector>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 
 namespace overlap::collectives {
 namespace {
-
-constexpr std::size_t kLinearBlockBytes = 16 * 1024;
 
 // At the root: receives the subtree under relative rank `kid` into place.
 void receive_subtree(Schedule& s, std::byte* recv, std::size_t bb, const BinomialTree& tree,
@@ -26,7 +25,7 @@ void receive_subtree(Schedule& s, std::byte* recv, std::size_t bb, const Binomia
     s.recv(recv + at(first), at(n), first, 0);
     return;
   }
-  std::byte* tmp = s.scratch(at(n));
+  const Buf tmp = s.scratch(at(n));
   const TaskId got = s.recv(tmp, at(n), first, 0);
   const int head = tree.size - first;  // blocks first .. P-1, then 0 .. n-head-1
   s.copy(tmp, recv + at(first), at(head), {got});
@@ -48,7 +47,7 @@ void binomial_gather(Schedule& s, const std::byte* send, std::byte* recv, std::s
     return;
   }
   const auto mine = static_cast<std::size_t>(tree.subtree(rel)) * bb;
-  std::byte* buf = s.scratch(mine);
+  const Buf buf = s.scratch(mine);
   Deps all = {s.copy(send, buf, bb)};
   for (int kid : kids) {
     const auto n = static_cast<std::size_t>(tree.subtree(kid)) * bb;
@@ -76,12 +75,12 @@ void linear_gather(Schedule& s, const std::byte* send, std::byte* recv, std::siz
 }  // namespace
 
 void build_igather(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes, int root,
-                   Group grp) {
+                   Group grp, std::optional<RootedAlgorithm> force) {
   if (block_bytes == 0) return;
   Schedule s(g);
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);
-  if (block_bytes >= kLinearBlockBytes || grp.size <= 2) {
+  if (force.value_or(choose_gather(block_bytes, grp.size)) == RootedAlgorithm::linear) {
     linear_gather(s, in, out, block_bytes, root, grp);
   } else {
     binomial_gather(s, in, out, block_bytes, BinomialTree{grp.size, root}, grp.rank);

@@ -1,20 +1,21 @@
-// Reduce (all predefined operations are commutative, so any combining order is correct).
-//  - Below 512 KiB, or P <= 2, or fewer elements than ranks: binomial tree. A rank posts
-//    the receives from all its children at once, each into its own buffer, and folds them
-//    in as a chain (every fold writes the same accumulator). Non-root ranks accumulate in
-//    scratch: the user's send buffer is never written.
-//  - Otherwise: ring reduce-scatter, then every rank sends its reduced 1/P to the root
+// Reduce (all predefined operations are commutative, so any combining order is correct;
+// the result exists on one rank only, so no two ranks can disagree). cost_model.cpp
+// chooses between:
+//  - binomial tree (always for P <= 2 or fewer elements than ranks). A rank receives
+//    from its children into two alternating buffers (the receive from child k waits for
+//    the fold of child k - 2) and folds them in as a chain into one accumulator. Non-root
+//    ranks accumulate in scratch: the user's send buffer is never written.
+//  - ring reduce-scatter, then every rank sends its reduced 1/P to the root
 //    (Rabenseifner's idea with a ring). Each rank sends about bytes, the root receives
 //    about 2 * bytes, instead of log2 P full messages at the root of the tree.
 #include <vector>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 
 namespace overlap::collectives {
 namespace {
-
-constexpr std::size_t kReduceScatterGatherBytes = 512 * 1024;
 
 void binomial_reduce(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
                      ReduceKernel op, const BinomialTree& tree, int rank) {
@@ -22,31 +23,35 @@ void binomial_reduce(Schedule& s, const std::byte* send, std::byte* recv, std::s
   const std::size_t bytes = count * op.elem_size;
   // Smallest subtree first: its partial result is likely to arrive first.
   const auto kids = tree.children(rel);
-  std::vector<std::byte*> tmp;
-  Deps got;
-  for (int kid : kids) {
-    tmp.push_back(s.scratch(bytes));
-    got.push_back(s.recv(tmp.back(), bytes, tree.rank(kid), 0));
+  if (rel != 0 && kids.empty()) {
+    s.send(send, bytes, tree.rank(tree.parent(rel)), 0);
+    return;
   }
+  // The accumulator: recv at the root, else scratch that the first child's data lands in
+  // (no copy of the own contribution needed).
+  Deps acc;
+  Buf into = recv;
+  std::size_t first = 0;
   if (rel == 0) {
-    Deps acc;
     if (send != nullptr) acc = {s.copy(send, recv, bytes)};
-    for (std::size_t k = 0; k < tmp.size(); ++k) {
-      acc.push_back(got[k]);
-      acc = {s.reduce(tmp[k], recv, count, op.fn, acc)};
-    }
-    return;
+  } else {
+    into = s.scratch(bytes);
+    const TaskId got = s.recv(into, bytes, tree.rank(kids[0]), 0);
+    acc = {s.reduce(send, into, count, op.forward(), {got})};
+    first = 1;
   }
-  const int parent = tree.rank(tree.parent(rel));
-  if (kids.empty()) {
-    s.send(send, bytes, parent, 0);
-    return;
+  const Buf slots[2] = {s.scratch(bytes), s.scratch(bytes)};
+  std::vector<TaskId> folds;
+  for (std::size_t k = first; k < kids.size(); ++k) {
+    const std::size_t n = k - first;
+    Deps slot_free;
+    if (n >= 2) slot_free = {folds[n - 2]};
+    const TaskId got = s.recv(slots[n % 2], bytes, tree.rank(kids[k]), 0, slot_free);
+    acc.push_back(got);
+    folds.push_back(s.reduce(slots[n % 2], into, count, op.forward(), acc));
+    acc = {folds.back()};
   }
-  // The first child's buffer becomes the accumulator: no copy of the own contribution.
-  TaskId acc = s.reduce(send, tmp[0], count, op.fn, {got[0]});
-  for (std::size_t k = 1; k < tmp.size(); ++k)
-    acc = s.reduce(tmp[k], tmp[0], count, op.fn, {acc, got[k]});
-  s.send(tmp[0], bytes, parent, 0, {acc});
+  if (rel != 0) s.send(into, bytes, tree.rank(tree.parent(rel)), 0, acc);
 }
 
 void reduce_scatter_gather(Schedule& s, const std::byte* send, std::byte* recv, std::size_t count,
@@ -59,7 +64,7 @@ void reduce_scatter_gather(Schedule& s, const std::byte* send, std::byte* recv, 
   rs.blocks = Partition{count, p, op.elem_size};
   rs.op = op;
   const std::size_t mine = rs.blocks.bytes(grp.rank);
-  rs.result = grp.rank == root ? recv + rs.blocks.offset(grp.rank) : s.scratch(mine);
+  rs.result = grp.rank == root ? Buf(recv) + rs.blocks.offset(grp.rank) : s.scratch(mine);
   rs.tag = 0;
   const auto tasks = ring_reduce_scatter(s, rs);
   const int tag = p - 1;  // after the ring's tags 0 .. p - 2
@@ -71,14 +76,14 @@ void reduce_scatter_gather(Schedule& s, const std::byte* send, std::byte* recv, 
     if (b == root) continue;
     // In place, block b of recv is this rank's input until the ring has read it.
     const Deps free = in_place ? tasks.readers[static_cast<std::size_t>(b)] : Deps{};
-    s.recv(recv + rs.blocks.offset(b), rs.blocks.bytes(b), b, tag, free);
+    s.recv(Buf(recv) + rs.blocks.offset(b), rs.blocks.bytes(b), b, tag, free);
   }
 }
 
 }  // namespace
 
 void build_ireduce(TaskGraph& g, const void* send, void* recv, std::size_t count, ReduceKernel op,
-                   int root, Group grp) {
+                   int root, Group grp, std::optional<ReduceAlgorithm> force) {
   if (count == 0) return;
   Schedule s(g);
   const auto* in = static_cast<const std::byte*>(send);
@@ -87,9 +92,8 @@ void build_ireduce(TaskGraph& g, const void* send, void* recv, std::size_t count
     if (in != nullptr) s.copy(in, out, count * op.elem_size);
     return;
   }
-  const bool large = count * op.elem_size >= kReduceScatterGatherBytes && grp.size > 2 &&
-                     count >= static_cast<std::size_t>(grp.size);
-  if (large) {
+  if (force.value_or(choose_reduce(count * op.elem_size, count, grp.size)) ==
+      ReduceAlgorithm::reduce_scatter_gather) {
     reduce_scatter_gather(s, in, out, count, op, root, grp);
   } else {
     binomial_reduce(s, in, out, count, op, BinomialTree{grp.size, root}, grp.rank);

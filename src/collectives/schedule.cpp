@@ -5,7 +5,7 @@
 
 namespace overlap::collectives {
 
-TaskId Schedule::send(const void* buf, std::size_t bytes, int peer, int tag, const Deps& after) {
+TaskId Schedule::send(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after) {
   const int wire = tag % kTagsPerCollective;
   const TaskId id = g_.send(buf, bytes, peer, wire);
   order_on_channel(id, true, peer, wire);
@@ -13,7 +13,7 @@ TaskId Schedule::send(const void* buf, std::size_t bytes, int peer, int tag, con
   return id;
 }
 
-TaskId Schedule::recv(void* buf, std::size_t bytes, int peer, int tag, const Deps& after) {
+TaskId Schedule::recv(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after) {
   const int wire = tag % kTagsPerCollective;
   const TaskId id = g_.recv(buf, bytes, peer, wire);
   order_on_channel(id, false, peer, wire);
@@ -21,14 +21,14 @@ TaskId Schedule::recv(void* buf, std::size_t bytes, int peer, int tag, const Dep
   return id;
 }
 
-TaskId Schedule::reduce(const void* in, void* inout, std::size_t count, progress::ReduceFn fn,
+TaskId Schedule::reduce(Buf in, Buf inout, std::size_t count, progress::ReduceOp op,
                         const Deps& after) {
-  const TaskId id = g_.reduce(in, inout, count, fn);
+  const TaskId id = g_.reduce(in, inout, count, op);
   wait_for(id, after);
   return id;
 }
 
-TaskId Schedule::copy(const void* src, void* dst, std::size_t bytes, const Deps& after) {
+TaskId Schedule::copy(Buf src, Buf dst, std::size_t bytes, const Deps& after) {
   const TaskId id = g_.copy(src, dst, bytes);
   wait_for(id, after);
   return id;
@@ -78,7 +78,7 @@ int BinomialTree::subtree(int rel_rank) const {
   return std::min(rel_rank & -rel_rank, size - rel_rank);
 }
 
-Deps binomial_scatter(Schedule& s, const BinomialTree& tree, int rank, std::byte* data,
+Deps binomial_scatter(Schedule& s, const BinomialTree& tree, int rank, Buf data,
                       const Partition& blocks, int tag, const Deps& ready) {
   const int rel = tree.rel(rank);
   Deps have = ready;
@@ -126,9 +126,9 @@ RingReduceScatterTasks ring_reduce_scatter(Schedule& s, const RingReduceScatter&
   const int steps = r.size - 1;
   const int slots = std::min(steps, kRingSlots);
   const std::size_t slot_bytes = a.blocks.bytes(0);  // the first block is the largest
-  std::byte* tmp = s.scratch(static_cast<std::size_t>(slots) * slot_bytes);
+  const Buf tmp = s.scratch(static_cast<std::size_t>(slots) * slot_bytes);
   auto slot = [&](int step) { return tmp + static_cast<std::size_t>(step % slots) * slot_bytes; };
-  const std::byte* own_result = a.own + a.blocks.offset(r.pos);
+  const Buf own_result = a.own + a.blocks.offset(r.pos);
   const bool in_place = own_result == a.result;
 
   RingReduceScatterTasks out;
@@ -154,7 +154,7 @@ RingReduceScatterTasks ring_reduce_scatter(Schedule& s, const RingReduceScatter&
     if (last && !in_place) {
       const TaskId got =
           s.recv(a.result, a.blocks.bytes(in_block), r.left, a.tag + step, a.result_ready);
-      reduced = s.reduce(a.own + a.blocks.offset(in_block), a.result, n, a.op.fn, {got});
+      reduced = s.reduce(a.own + a.blocks.offset(in_block), a.result, n, a.op.forward(), {got});
       out.readers[static_cast<std::size_t>(in_block)].push_back(reduced);
       continue;
     }
@@ -165,9 +165,9 @@ RingReduceScatterTasks ring_reduce_scatter(Schedule& s, const RingReduceScatter&
     if (last) {
       Deps after = a.result_ready;
       after.push_back(got);
-      reduced = s.reduce(slot(step), a.result, n, a.op.fn, after);
+      reduced = s.reduce(slot(step), a.result, n, a.op.forward(), after);
     } else {
-      reduced = s.reduce(a.own + a.blocks.offset(in_block), slot(step), n, a.op.fn, {got});
+      reduced = s.reduce(a.own + a.blocks.offset(in_block), slot(step), n, a.op.forward(), {got});
       out.readers[static_cast<std::size_t>(in_block)].push_back(reduced);
     }
   }

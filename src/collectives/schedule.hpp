@@ -16,6 +16,7 @@
 
 namespace overlap::collectives {
 
+using progress::Buf;
 using progress::TaskId;
 // Tasks something waits on.
 using Deps = std::vector<TaskId>;
@@ -28,12 +29,15 @@ class Schedule {
  public:
   explicit Schedule(TaskGraph& g) : g_(g) {}
 
-  TaskId send(const void* buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
-  TaskId recv(void* buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
-  TaskId reduce(const void* in, void* inout, std::size_t count, progress::ReduceFn fn,
+  TaskId send(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
+  TaskId recv(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
+  // inout = in (op) inout; `in` and `inout` must not overlap.
+  TaskId reduce(Buf in, Buf inout, std::size_t count, progress::ReduceOp op,
                 const Deps& after = {});
-  TaskId copy(const void* src, void* dst, std::size_t bytes, const Deps& after = {});
-  std::byte* scratch(std::size_t bytes) { return g_.scratch(bytes); }
+  TaskId copy(Buf src, Buf dst, std::size_t bytes, const Deps& after = {});
+  // Allocated only while a task using it runs (TaskGraph::scratch): reuse one buffer
+  // across steps rather than asking for one per step.
+  Buf scratch(std::size_t bytes) { return g_.scratch(bytes); }
 
  private:
   void wait_for(TaskId id, const Deps& after);
@@ -87,7 +91,7 @@ struct BinomialTree {
 // `data` at this rank holds (at the root) or receives the blocks of its own subtree, block
 // rel first. The root's blocks must be ready after `ready`. Returns the tasks after which
 // this rank's subtree blocks are all in `data`.
-Deps binomial_scatter(Schedule& s, const BinomialTree& tree, int rank, std::byte* data,
+Deps binomial_scatter(Schedule& s, const BinomialTree& tree, int rank, Buf data,
                       const Partition& blocks, int tag, const Deps& ready);
 
 // A ring of `size` positions; this rank sits at `pos` between the ranks `left` (pos - 1)
@@ -107,7 +111,7 @@ struct Ring {
 // Uses tags tag .. tag + size - 2.
 struct RingAllgather {
   Ring ring;
-  std::byte* buf = nullptr;
+  Buf buf;
   Partition blocks;
   int tag = 0;
   std::vector<Deps> before;
@@ -122,10 +126,10 @@ void ring_allgather(Schedule& s, RingAllgather a);
 // Uses tags tag .. tag + size - 2.
 struct RingReduceScatter {
   Ring ring;
-  const std::byte* own = nullptr;
+  Buf own;
   Partition blocks;
   ReduceKernel op;
-  std::byte* result = nullptr;
+  Buf result;
   Deps result_ready;
   int tag = 0;
 };

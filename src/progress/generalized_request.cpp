@@ -1,35 +1,87 @@
 #include "progress/generalized_request.hpp"
 
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+#include "progress/mpi_errors.hpp"
+#include "progress/mpi_transport.hpp"
+
 namespace overlap::progress {
 namespace {
 
 struct RequestState {
   std::shared_ptr<TaskGraph> graph;
   ProgressEngine* engine;
+  RequestSlot handle;
+  // The engine's pass count when this request last polled or saw a pass: MPICH polls each
+  // request of a Testall/Waitany in turn, and one pass serves them all.
+  std::atomic<std::uint64_t> seen_pass;
+  std::atomic<bool> queried{false};     // MPI asked for the status: a Wait or Test completed it
+  std::atomic<bool> abandoning{false};  // freed by abandon_generalized_request
 };
 
+// Our live requests by handle, for abandon_generalized_request. Never destroyed: MPI may
+// free requests during static destruction.
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<RequestSlot, RequestState*> live;
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+std::atomic<bool> warned_free{false};
+
 // A collective's status is empty (MPI 4.0 sec. 3.7.3): any source, any tag, no data.
-int query(void*, MPI_Status* status) {
-  MPI_Status_set_elements(status, MPI_BYTE, 0);
-  MPI_Status_set_cancelled(status, 0);
+// (The standard means query_fn to call MPI_Status_set_*; both MPIs run it unlocked.)
+int query(void* state, MPI_Status* status) {
+  auto* s = static_cast<RequestState*>(state);
+  s->queried.store(true, std::memory_order_release);
+  const bool abandoned = s->graph->abandoned();
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  return MPI_SUCCESS;
+  status->MPI_ERROR = abandoned ? abandoned_code() : MPI_SUCCESS;
+  return abandoned ? abandoned_code() : MPI_SUCCESS;
 }
 
 int release(void* state) {
-  delete static_cast<RequestState*>(state);
+  auto* s = static_cast<RequestState*>(state);
+  if (!s->queried.load(std::memory_order_acquire) && !s->abandoning.load() &&
+      !warned_free.exchange(true)) {
+    std::fprintf(stderr,
+                 "liboverlap: MPI_Request_free on a nonblocking collective's request is "
+                 "erroneous (MPI 4.0 sec. 6.12); the collective still runs to completion in "
+                 "the background, and its buffers must stay valid until then\n");
+  }
+  {
+    std::lock_guard lock(registry().mu);
+    registry().live.erase(s->handle);
+  }
+  delete s;  // drops a graph reference; the scheduler keeps its own while it runs
   return MPI_SUCCESS;
 }
 
-// Collective requests cannot be cancelled (MPI 4.0 sec. 6.12); MPI_Cancel does nothing.
-int cancel(void*, int) { return MPI_SUCCESS; }
+int cancel(void*, int) { return cancel_refused_code(); }
 
 #ifdef MPICH
 // MPICH calls this from MPI_Test and loops on it in MPI_Wait without running its own
-// progress, so it must drive our sub-requests: one collaborative pass does.
+// progress, so it must drive our sub-requests: one collaborative pass does, unless the
+// graph is done or another poll (or thread) made a pass since this request last looked.
 int poll(void* state, MPI_Status*) {
-  static_cast<RequestState*>(state)->engine->progress();
+  auto* s = static_cast<RequestState*>(state);
+  if (s->graph->complete()) return MPI_SUCCESS;
+  const std::uint64_t now = s->engine->passes();
+  if (now != s->seen_pass.load(std::memory_order_relaxed)) {
+    s->seen_pass.store(now, std::memory_order_relaxed);
+    return MPI_SUCCESS;
+  }
+  s->engine->progress();
+  s->seen_pass.store(s->engine->passes(), std::memory_order_relaxed);
   return MPI_SUCCESS;
 }
 
@@ -47,20 +99,42 @@ int wait(int count, void** states, double, MPI_Status*) {
 
 int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph> graph,
                               MPI_Request* request) {
-  auto* state = new RequestState{graph, &engine};
+  auto* state = new RequestState{graph, &engine, 0, {engine.passes()}};
+  MPI_Request r = MPI_REQUEST_NULL;
 #ifdef MPICH
-  int rc = MPIX_Grequest_start(query, release, cancel, poll, wait, state, request);
+  int rc = PMPIX_Grequest_start(query, release, cancel, poll, wait, state, &r);
 #else
-  int rc = MPI_Grequest_start(query, release, cancel, state, request);
+  int rc = PMPI_Grequest_start(query, release, cancel, state, &r);
 #endif
   if (rc != MPI_SUCCESS) {
     delete state;
     return rc;
   }
+  state->handle = to_slot(r);
+  {
+    std::lock_guard lock(registry().mu);
+    registry().live[state->handle] = state;
+  }
   // The graph completes the request from whichever thread finishes its last task.
-  graph->on_complete([r = *request]() mutable { MPI_Grequest_complete(r); });
-  engine.submit(std::move(graph));
+  graph->on_complete([r]() mutable { PMPI_Grequest_complete(r); });
+  *request = r;
+  // Nobody else sees the graph yet, so this thread may run it.
+  graph->start_ready();
+  if (!graph->complete()) engine.submit(std::move(graph));
   return MPI_SUCCESS;
+}
+
+int abandon_generalized_request(MPI_Request* request) {
+  if (request == nullptr || *request == MPI_REQUEST_NULL) return MPI_ERR_REQUEST;
+  {
+    std::lock_guard lock(registry().mu);
+    const auto it = registry().live.find(to_slot(*request));
+    if (it == registry().live.end()) return MPI_ERR_REQUEST;
+    it->second->abandoning.store(true);
+    it->second->graph->abandon();
+  }
+  // MPICH calls release() right here, Open MPI once the graph completed the request.
+  return PMPI_Request_free(request);
 }
 
 }  // namespace overlap::progress

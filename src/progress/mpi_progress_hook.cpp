@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(OPEN_MPI)
 #include <dlfcn.h>
@@ -30,9 +32,13 @@ RegisterFn lookup(const char* name) {
 MpiProgressHook::MpiProgressHook(ProgressEngine& engine) {
   hooked_engine.store(&engine, std::memory_order_release);
 #if defined(MPICH)
-  mechanism_ = "MPIX poll function";
+  mechanism_ = "MPIX poll function (MPI_Test/MPI_Wait on liboverlap's requests only)";
 #elif defined(OPEN_MPI)
-  if (RegisterFn reg = lookup("opal_progress_register");
+  // OVERLAP_DISABLE_MPI_HOOK=1 behaves as if the symbol could not be found (the case of an
+  // Open MPI loaded with RTLD_LOCAL by a plugin host); tests use it for the refusal path.
+  const char* off = std::getenv("OVERLAP_DISABLE_MPI_HOOK");
+  const bool disabled = off != nullptr && std::strcmp(off, "1") == 0;
+  if (RegisterFn reg = disabled ? nullptr : lookup("opal_progress_register");
       reg != nullptr && reg(hook_callback) == 0) {
     registered_ = true;
     mechanism_ = "opal_progress callback";

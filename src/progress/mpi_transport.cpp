@@ -6,23 +6,65 @@
 namespace overlap::progress {
 namespace {
 
-static_assert(sizeof(MPI_Request) <= sizeof(RequestSlot), "MPI_Request must fit a RequestSlot");
+// The C API refuses buffers above INT_MAX bytes, so this cast never truncates.
+int as_count(std::size_t bytes) { return static_cast<int>(bytes); }
+
+}  // namespace
 
 RequestSlot to_slot(MPI_Request r) {
   RequestSlot s = 0;
   std::memcpy(&s, &r, sizeof r);
   return s;
 }
+
 MPI_Request from_slot(RequestSlot s) {
   MPI_Request r;
   std::memcpy(&r, &s, sizeof r);
   return r;
 }
 
-// The C API refuses buffers above INT_MAX bytes, so this cast never truncates.
-int as_count(std::size_t bytes) { return static_cast<int>(bytes); }
+MPI_Status to_status(const RequestStatus& status) {
+  MPI_Status s;
+  std::memcpy(&s, status.bytes, sizeof s);
+  return s;
+}
 
-}  // namespace
+void MpiRequestTester::test_some(std::span<RequestSlot> slots, std::vector<std::size_t>& done,
+                                 RequestStatus* statuses) {
+  // Per thread: several schedulers (tests) may test at once; no allocation per pass.
+  thread_local std::vector<MPI_Request> requests;
+  thread_local std::vector<int> indices;
+  thread_local std::vector<MPI_Status> mpi_statuses;
+  const auto n = slots.size();
+  requests.resize(n);
+  indices.resize(n);
+  for (std::size_t i = 0; i < n; ++i) requests[i] = from_slot(slots[i]);
+  if (statuses != nullptr) mpi_statuses.resize(n);
+  int outcount = 0;
+  // Errors on liboverlap's own communicators abort (MPI_ERRORS_ARE_FATAL); a watched
+  // request's error is in its status.
+  PMPI_Testsome(static_cast<int>(n), requests.data(), &outcount, indices.data(),
+                statuses != nullptr ? mpi_statuses.data() : MPI_STATUSES_IGNORE);
+  if (outcount == MPI_UNDEFINED) return;
+  for (int k = 0; k < outcount; ++k) {
+    const auto i = static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]);
+    slots[i] = 0;
+    done.push_back(i);
+    if (statuses != nullptr)
+      std::memcpy(statuses[i].bytes, &mpi_statuses[static_cast<std::size_t>(k)],
+                  sizeof(MPI_Status));
+  }
+}
+
+void MpiRequestTester::cancel(RequestSlot slot) {
+  MPI_Request r = from_slot(slot);
+  PMPI_Cancel(&r);
+}
+
+MpiRequestTester& mpi_request_tester() {
+  static MpiRequestTester tester;
+  return tester;
+}
 
 MpiTransport::~MpiTransport() = default;
 
@@ -31,22 +73,14 @@ MpiTransport::~MpiTransport() = default;
 // with half a collective.
 RequestSlot MpiTransport::post_send(const void* buf, std::size_t bytes, int peer, int tag) {
   MPI_Request r;
-  MPI_Isend(buf, as_count(bytes), MPI_BYTE, peer, tag_base_ + tag, *comm_, &r);
+  PMPI_Isend(buf, as_count(bytes), MPI_BYTE, peer, tag_base_ + tag, *comm_, &r);
   return to_slot(r);
 }
 
 RequestSlot MpiTransport::post_recv(void* buf, std::size_t bytes, int peer, int tag) {
   MPI_Request r;
-  MPI_Irecv(buf, as_count(bytes), MPI_BYTE, peer, tag_base_ + tag, *comm_, &r);
+  PMPI_Irecv(buf, as_count(bytes), MPI_BYTE, peer, tag_base_ + tag, *comm_, &r);
   return to_slot(r);
-}
-
-bool MpiTransport::test(RequestSlot& slot) {
-  MPI_Request r = from_slot(slot);
-  int done = 0;
-  MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-  slot = to_slot(r);
-  return done != 0;
 }
 
 }  // namespace overlap::progress

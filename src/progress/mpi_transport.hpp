@@ -1,5 +1,7 @@
 // The Transport over MPI point-to-point: bytes on the collective's duplicated
-// communicator, tags inside the collective's own tag range.
+// communicator, tags inside the collective's own tag range. Every call goes to the PMPI_
+// entry points, so a profiler or an interposition library (which wraps MPI_*) neither sees
+// nor re-enters liboverlap's internal traffic.
 #pragma once
 
 #include <mpi.h>
@@ -10,6 +12,24 @@
 
 namespace overlap::progress {
 
+static_assert(sizeof(MPI_Request) <= sizeof(RequestSlot), "MPI_Request must fit a RequestSlot");
+static_assert(sizeof(MPI_Status) <= sizeof(RequestStatus), "MPI_Status must fit a RequestStatus");
+
+RequestSlot to_slot(MPI_Request request);
+MPI_Request from_slot(RequestSlot slot);
+MPI_Status to_status(const RequestStatus& status);
+
+// Tests MPI requests: one PMPI_Testsome over all of them.
+class MpiRequestTester : public RequestTester {
+ public:
+  void test_some(std::span<RequestSlot> slots, std::vector<std::size_t>& done,
+                 RequestStatus* statuses) override;
+  void cancel(RequestSlot slot) override;
+};
+
+// The process's one MPI tester (stateless; shared by every graph and watch).
+MpiRequestTester& mpi_request_tester();
+
 class MpiTransport : public Transport {
  public:
   // `*comm` is read when a task starts, so it may still be in the making (MPI_Comm_idup)
@@ -19,7 +39,7 @@ class MpiTransport : public Transport {
   ~MpiTransport() override;
   RequestSlot post_send(const void* buf, std::size_t bytes, int peer, int tag) override;
   RequestSlot post_recv(void* buf, std::size_t bytes, int peer, int tag) override;
-  bool test(RequestSlot& slot) override;
+  RequestTester& tester() override { return mpi_request_tester(); }
 
  private:
   const MPI_Comm* comm_;

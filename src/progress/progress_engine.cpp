@@ -6,24 +6,27 @@
 
 namespace overlap::progress {
 
-ProgressEngine::ProgressEngine(const EngineConfig& config) : config_(config) {
-  if (!needs_thread(config.policy)) return;
-  thread_ = std::make_unique<ProgressThread>(scheduler_, config);
-  if (!thread_->error().empty()) {
-    error_ = thread_->error();
-    thread_.reset();
-    return;
-  }
-  if (config.policy == ProgressPolicy::dedicated && config.exclusive_core) {
-    std::string why = exclude_core_from_this_thread(thread_->bound_core());
-    if (!why.empty()) {
-      error_ = "the dedicated policy needs a core the computation does not use: " + why;
-      thread_.reset();
+std::string ProgressEngine::start(const EngineConfig& config, ThreadHooks hooks) {
+  stop();
+  config_ = config;
+  if (needs_thread(config)) {
+    auto thread = std::make_unique<ProgressThread>(scheduler_, config, std::move(hooks));
+    if (!thread->error().empty()) return thread->error();
+    if (config.policy == ProgressPolicy::dedicated && config.exclusive_core) {
+      std::string why = exclude_core_from_this_thread(thread->bound_core());
+      if (!why.empty())
+        return "the dedicated policy needs a core the computation does not use: " + why;
     }
+    thread_ = std::move(thread);
   }
+  running_ = true;
+  return "";
 }
 
-ProgressEngine::~ProgressEngine() { thread_.reset(); }
+void ProgressEngine::stop() {
+  thread_.reset();
+  running_ = false;
+}
 
 void ProgressEngine::wait(const TaskGraph& graph) {
   int idle = 0;

@@ -1,6 +1,11 @@
 // The progress engine: owns the scheduler and, for the thread policies, the progress
-// thread. Pure C++ (no MPI): the MPI bridge (generalized requests, MPI hooks) sits on
-// top, so the engine is testable over the fake network and under ThreadSanitizer.
+// thread. Pure C++ (no MPI): the MPI bridge (generalized requests, MPI hooks, the process's
+// engine in engine_runtime) sits on top, so the engine is testable over the fake network
+// and under ThreadSanitizer.
+//
+// The scheduler outlives stop()/start(): the process's engine is one object for the whole
+// run, restarted with another policy if the application asks, so a request never refers
+// to an engine that is gone.
 #pragma once
 
 #include <memory>
@@ -15,12 +20,19 @@ namespace overlap::progress {
 
 class ProgressEngine {
  public:
-  // Starts the thread the policy needs. Check error() afterwards: a dedicated thread
-  // that could not be bound leaves the engine unusable.
-  explicit ProgressEngine(const EngineConfig& config);
-  ~ProgressEngine();
+  ProgressEngine() = default;  // stopped
+  // Starts right away; check error() afterwards.
+  explicit ProgressEngine(const EngineConfig& config) { error_ = start(config); }
+  ~ProgressEngine() { stop(); }
   ProgressEngine(const ProgressEngine&) = delete;
   ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  // Starts the thread the configuration needs. Returns "" or why it could not (a
+  // dedicated thread that could not be bound), in which case the engine stays stopped.
+  std::string start(const EngineConfig& config, ThreadHooks hooks = {});
+  // Stops and joins the thread, if any. Whatever is in flight stays in the scheduler.
+  void stop();
+  bool running() const { return running_; }
 
   const std::string& error() const { return error_; }
   ProgressPolicy policy() const { return config_.policy; }
@@ -28,18 +40,21 @@ class ProgressEngine {
   int bound_core() const { return thread_ ? thread_->bound_core() : -1; }
   ThreadStats thread_stats() const { return thread_ ? thread_->stats() : ThreadStats{}; }
 
+  Scheduler& scheduler() { return scheduler_; }
   void submit(std::shared_ptr<TaskGraph> graph) { scheduler_.submit(std::move(graph)); }
   // One collaborative pass from the calling thread.
   int progress() { return scheduler_.progress(); }
   // Progresses (everything) until `graph` completes.
   void wait(const TaskGraph& graph);
   std::size_t in_flight() const { return scheduler_.in_flight(); }
+  std::uint64_t passes() const { return scheduler_.passes(); }
 
  private:
   EngineConfig config_;
   Scheduler scheduler_;
   std::unique_ptr<ProgressThread> thread_;
   std::string error_;
+  bool running_ = false;
 };
 
 }  // namespace overlap::progress

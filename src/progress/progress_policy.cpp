@@ -24,19 +24,22 @@ const char* policy_name(ProgressPolicy policy) {
   return "?";
 }
 
-bool needs_thread(ProgressPolicy policy) { return policy != ProgressPolicy::caller; }
+bool needs_thread(const EngineConfig& config) {
+  return config.policy != ProgressPolicy::caller || config.rescue;
+}
 
 namespace {
 
-// Reads a non-negative integer variable; returns false (and sets error) when malformed.
-bool read_int(const char* name, long max, long& out, std::string& error) {
+// Reads an integer variable in min..max; returns false (and sets error) when malformed.
+bool read_int(const char* name, long min, long max, long& out, std::string& error) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return true;
   const std::string_view s(text);
   long v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size() || v < 0 || v > max) {
-    error = std::string(name) + "='" + text + "' is not an integer in 0.." + std::to_string(max);
+  if (ec != std::errc{} || end != s.data() + s.size() || v < min || v > max) {
+    error = std::string(name) + "='" + text + "' is not an integer in " + std::to_string(min) +
+            ".." + std::to_string(max);
     return false;
   }
   out = v;
@@ -59,10 +62,11 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
     r.config.policy = *p;
   }
   long core = -1, min_us = r.config.backoff.min_sleep.count(),
-       max_us = r.config.backoff.max_sleep.count();
-  if (!read_int("OVERLAP_PROGRESS_CORE", 1L << 20, core, r.error)) return r;
-  if (!read_int("OVERLAP_SHARED_MIN_SLEEP_US", 1000000, min_us, r.error)) return r;
-  if (!read_int("OVERLAP_SHARED_MAX_SLEEP_US", 1000000, max_us, r.error)) return r;
+       max_us = r.config.backoff.max_sleep.count(), rescue_ms = r.config.rescue_after.count();
+  if (!read_int("OVERLAP_PROGRESS_CORE", 0, 1L << 20, core, r.error)) return r;
+  if (!read_int("OVERLAP_CALLER_RESCUE_MS", 1, 60000, rescue_ms, r.error)) return r;
+  if (!read_int("OVERLAP_SHARED_MIN_SLEEP_US", 0, 1000000, min_us, r.error)) return r;
+  if (!read_int("OVERLAP_SHARED_MAX_SLEEP_US", 0, 1000000, max_us, r.error)) return r;
   if (max_us < min_us) {
     r.error = "OVERLAP_SHARED_MAX_SLEEP_US=" + std::to_string(max_us) +
               " is below OVERLAP_SHARED_MIN_SLEEP_US=" + std::to_string(min_us);
@@ -71,6 +75,7 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   r.config.core_index = static_cast<int>(core);
   r.config.backoff.min_sleep = std::chrono::microseconds{min_us};
   r.config.backoff.max_sleep = std::chrono::microseconds{max_us};
+  r.config.rescue_after = std::chrono::milliseconds{rescue_ms};
   return r;
 }
 

@@ -1,6 +1,7 @@
 // Which progress strategy the engine runs, chosen through the API or the environment
 // (OVERLAP_PROGRESS, OVERLAP_PROGRESS_CORE, OVERLAP_SHARED_MIN_SLEEP_US,
-// OVERLAP_SHARED_MAX_SLEEP_US). Parsing only; nothing here starts a thread.
+// OVERLAP_SHARED_MAX_SLEEP_US, OVERLAP_CALLER_RESCUE_MS). Parsing only; nothing here
+// starts a thread.
 #pragma once
 
 #include <optional>
@@ -15,7 +16,6 @@ enum class ProgressPolicy { caller, shared, dedicated };
 
 std::optional<ProgressPolicy> parse_policy(std::string_view name);
 const char* policy_name(ProgressPolicy policy);
-bool needs_thread(ProgressPolicy policy);
 
 struct EngineConfig {
   ProgressPolicy policy = ProgressPolicy::shared;
@@ -24,7 +24,15 @@ struct EngineConfig {
   // threads it creates later (the computation) cannot run there.
   bool exclusive_core = true;
   BackoffConfig backoff;
+  // caller: run a rescue thread (for MPI libraries that call liboverlap only from tests
+  // of its own requests): when nobody made a pass for this long while work is in flight,
+  // it makes passes until someone else does again. Set by the runtime, not by the user.
+  bool rescue = false;
+  std::chrono::milliseconds rescue_after{100};
 };
+
+// Whether the configuration runs a thread of ours that calls MPI.
+bool needs_thread(const EngineConfig& config);
 
 // `requested` empty means "take OVERLAP_PROGRESS, else shared". Other settings always
 // come from the environment. On a bad value, `error` names it and what is allowed.

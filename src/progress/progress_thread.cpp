@@ -1,5 +1,7 @@
 #include "progress/progress_thread.hpp"
 
+#include <pthread.h>
+
 #include <future>
 
 #include "progress/thread_placement.hpp"
@@ -13,24 +15,39 @@ inline void cpu_relax() {
 #endif
 }
 
+void name_this_thread() { pthread_setname_np(pthread_self(), "ovx-progress"); }
+
 }  // namespace
 
-ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config)
-    : scheduler_(scheduler) {
+ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config, ThreadHooks hooks)
+    : scheduler_(scheduler), hooks_(std::move(hooks)) {
   if (config.policy == ProgressPolicy::shared) {
-    thread_ = std::thread([this, b = config.backoff] { run_shared(b); });
+    thread_ = std::jthread([this, b = config.backoff](std::stop_token st) {
+      name_this_thread();
+      run_shared(st, b);
+    });
     return;
   }
-  if (config.policy != ProgressPolicy::dedicated) return;
-  // Bind inside the new thread and report back, so a bad core fails the constructor.
+  if (config.policy == ProgressPolicy::caller) {
+    if (config.rescue) {
+      thread_ = std::jthread([this, config](std::stop_token st) {
+        name_this_thread();
+        run_rescue(st, config);
+      });
+    }
+    return;
+  }
+  // Dedicated: bind inside the new thread and report back, so a bad core fails the
+  // constructor.
   std::promise<CoreChoice> bound;
   auto result = bound.get_future();
   const int index = config.core_index;
-  thread_ = std::thread([this, index, &bound] {
+  thread_ = std::jthread([this, index, &bound](std::stop_token st) {
+    name_this_thread();
     CoreChoice c = bind_this_thread_to_core(index);
     const bool ok = c.error.empty();
     bound.set_value(std::move(c));
-    if (ok) run_dedicated();
+    if (ok) run_dedicated(st);
   });
   CoreChoice c = result.get();
   if (!c.error.empty()) {
@@ -42,37 +59,71 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config)
 }
 
 ProgressThread::~ProgressThread() {
-  scheduler_.stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-ThreadStats ProgressThread::stats() const {
-  return {passes_.load(), busy_passes_.load(), sleeps_.load()};
-}
-
-void ProgressThread::run_dedicated() {
-  while (scheduler_.wait_for_work()) {
-    const int work = scheduler_.progress();
-    passes_.fetch_add(1, std::memory_order_relaxed);
-    if (work > 0)
-      busy_passes_.fetch_add(1, std::memory_order_relaxed);
-    else
-      cpu_relax();
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
   }
 }
 
-void ProgressThread::run_shared(BackoffConfig config) {
+ThreadStats ProgressThread::stats() const {
+  return {passes_.load(), busy_passes_.load(), sleeps_.load(), rescue_passes_.load()};
+}
+
+int ProgressThread::pass() {
+  if (hooks_.safe_point) hooks_.safe_point();
+  const int work = scheduler_.progress();
+  passes_.fetch_add(1, std::memory_order_relaxed);
+  if (work > 0) busy_passes_.fetch_add(1, std::memory_order_relaxed);
+  return work;
+}
+
+bool ProgressThread::pause(const std::stop_token& stop, std::chrono::microseconds d) {
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
+  std::unique_lock lock(pause_mu_);
+  pause_cv_.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
+}
+
+void ProgressThread::run_dedicated(std::stop_token stop) {
+  while (scheduler_.wait_for_work(stop)) {
+    if (pass() == 0) cpu_relax();
+  }
+}
+
+void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
-  while (scheduler_.wait_for_work()) {
-    const int work = scheduler_.progress();
-    passes_.fetch_add(1, std::memory_order_relaxed);
-    if (work > 0) busy_passes_.fetch_add(1, std::memory_order_relaxed);
+  while (scheduler_.wait_for_work(stop)) {
+    const int work = pass();
     if (scheduler_.in_flight() == 0) {
       backoff.reset();  // the next submission is served at once by wait_for_work
       continue;
     }
-    sleeps_.fetch_add(1, std::memory_order_relaxed);
-    std::this_thread::sleep_for(backoff.next(work));
+    if (!pause(stop, backoff.next(work))) return;
+  }
+}
+
+void ProgressThread::run_rescue(std::stop_token stop, const EngineConfig& config) {
+  const auto watch_period =
+      std::chrono::duration_cast<std::chrono::microseconds>(config.rescue_after);
+  bool told = false;
+  while (scheduler_.wait_for_work(stop)) {
+    if (hooks_.safe_point) hooks_.safe_point();
+    const std::uint64_t seen = scheduler_.passes();
+    if (!pause(stop, watch_period)) return;
+    if (scheduler_.passes() != seen || scheduler_.in_flight() == 0) continue;
+    // Nobody progressed anything for a whole period: take over until someone does.
+    Backoff backoff(config.backoff);
+    while (scheduler_.in_flight() > 0) {
+      const int work = pass();
+      rescue_passes_.fetch_add(1, std::memory_order_relaxed);
+      if (work > 0 && !told && hooks_.first_rescue) {
+        told = true;
+        hooks_.first_rescue();
+      }
+      const std::uint64_t mine = scheduler_.passes();
+      if (!pause(stop, backoff.next(work))) return;
+      if (scheduler_.passes() != mine) break;  // the application progresses again
+    }
   }
 }
 

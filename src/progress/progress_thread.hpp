@@ -1,12 +1,20 @@
-// The background thread of the `shared` and `dedicated` policies. Idle (nothing in
+// The background thread of the `shared` and `dedicated` policies, and the rescue thread of
+// `caller` where the MPI library offers no hook into its own calls. Idle (nothing in
 // flight) it blocks on a condition variable and costs nothing. With work in flight:
 //  - dedicated: bound to its own core, it polls continuously;
 //  - shared: it sleeps between passes for as long as Backoff says, so the cores the
-//    application computes on lose only a few microseconds per wake-up.
+//    application computes on lose only a few microseconds per wake-up;
+//  - rescue: it only watches; when nobody has made a pass for `rescue_after`, it makes
+//    passes (paced like shared) until some other thread makes one again.
+// The thread is named "ovx-progress" (visible in top -H, /proc/PID/task/*/comm).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 
@@ -19,14 +27,24 @@ struct ThreadStats {
   std::uint64_t passes = 0;
   std::uint64_t busy_passes = 0;  // passes that did work
   std::uint64_t sleeps = 0;
+  std::uint64_t rescue_passes = 0;
+};
+
+// What the owner wants the thread to do besides passes.
+struct ThreadHooks {
+  // Called between passes, outside any MPI call (work that must not run inside an MPI
+  // callback, such as freeing communicators, is done here).
+  std::function<void()> safe_point;
+  // Called once, the first time a rescue pass did work.
+  std::function<void()> first_rescue;
 };
 
 class ProgressThread {
  public:
   // Starts the thread. For `dedicated`, binding happens before the constructor returns;
   // on failure the thread is not started and error() says why.
-  ProgressThread(Scheduler& scheduler, const EngineConfig& config);
-  ~ProgressThread();
+  ProgressThread(Scheduler& scheduler, const EngineConfig& config, ThreadHooks hooks = {});
+  ~ProgressThread();  // stops and joins
   ProgressThread(const ProgressThread&) = delete;
   ProgressThread& operator=(const ProgressThread&) = delete;
 
@@ -36,14 +54,22 @@ class ProgressThread {
   ThreadStats stats() const;
 
  private:
-  void run_dedicated();
-  void run_shared(BackoffConfig backoff);
+  void run_dedicated(std::stop_token stop);
+  void run_shared(std::stop_token stop, BackoffConfig backoff);
+  void run_rescue(std::stop_token stop, const EngineConfig& config);
+  // One pass with the bookkeeping every loop shares; returns its work.
+  int pass();
+  // Sleeps for `d` unless stopped first; false when stopped.
+  bool pause(const std::stop_token& stop, std::chrono::microseconds d);
 
   Scheduler& scheduler_;
-  std::thread thread_;
+  ThreadHooks hooks_;
   std::string error_;
   int bound_core_ = -1;
-  std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0};
+  std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0}, rescue_passes_{0};
+  std::mutex pause_mu_;
+  std::condition_variable_any pause_cv_;
+  std::jthread thread_;  // last: starts once the members it uses exist
 };
 
 }  // namespace overlap::progress

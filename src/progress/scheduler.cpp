@@ -1,10 +1,12 @@
 #include "progress/scheduler.hpp"
 
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 namespace overlap::progress {
 namespace {
-// Depth of progress passes on this thread (over all schedulers): a pass calls MPI_Test,
+// Depth of progress passes on this thread (over all schedulers): a pass calls MPI_Testsome,
 // which may call our MPI hook, which must not start a nested pass.
 thread_local int pass_depth = 0;
 }  // namespace
@@ -18,44 +20,138 @@ void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {
   work_cv_.notify_all();
 }
 
+void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
+  {
+    std::lock_guard lock(inbox_mu_);
+    watch_inbox_.push_back(Watch{&tester, slot, std::move(done)});
+    in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  work_cv_.notify_all();
+}
+
 int Scheduler::progress() {
   if (pass_depth > 0) return 0;
   std::unique_lock pass(pass_, std::try_to_lock);
   if (!pass.owns_lock()) return 0;
+  return run_pass();
+}
+
+void Scheduler::take_inbox() {
+  std::lock_guard lock(inbox_mu_);
+  for (auto& g : inbox_) active_.push_back(std::move(g));
+  inbox_.clear();
+  for (auto& w : watch_inbox_) watches_.push_back(std::move(w));
+  watch_inbox_.clear();
+}
+
+int Scheduler::run_pass() {
   ++pass_depth;
-  {
-    std::lock_guard lock(inbox_mu_);
-    for (auto& g : inbox_) active_.push_back(std::move(g));
-    inbox_.clear();
-  }
+  passes_.fetch_add(1, std::memory_order_acq_rel);
+  take_inbox();
   int work = 0;
-  // Index loop: a completion callback may submit a new graph (it lands in the inbox).
-  for (std::size_t i = 0; i < active_.size();) {
-    work += active_[i]->advance();
-    if (active_[i]->complete()) {
-      active_[i] = std::move(active_.back());
-      active_.pop_back();
-      in_flight_.fetch_sub(1, std::memory_order_acq_rel);
-    } else {
-      ++i;
-    }
+  // Index loops: a completion callback may submit (into the inbox), never into active_.
+  for (std::size_t i = 0; i < active_.size(); ++i) work += active_[i]->start_ready();
+  work += test_all();
+  for (std::size_t i = 0; i < active_.size(); ++i) {
+    if (!active_[i]->complete()) work += active_[i]->start_ready();
   }
+  drop_finished();
   --pass_depth;
   return work;
 }
 
-bool Scheduler::wait_for_work() {
-  std::unique_lock lock(inbox_mu_);
-  work_cv_.wait(lock, [&] { return stopping_ || in_flight_.load() > 0; });
-  return !stopping_;
+// Removes complete graphs and finished watches, keeping the submission order of the rest
+// (graphs on one communicator start in that order).
+void Scheduler::drop_finished() {
+  const auto graphs_before = active_.size();
+  std::erase_if(active_, [](const std::shared_ptr<TaskGraph>& g) { return g->complete(); });
+  const auto watches_before = watches_.size();
+  std::erase_if(watches_, [](const Watch& w) { return w.finished; });
+  const std::size_t gone = (graphs_before - active_.size()) + (watches_before - watches_.size());
+  if (gone > 0) in_flight_.fetch_sub(gone, std::memory_order_acq_rel);
 }
 
-void Scheduler::stop() {
-  {
-    std::lock_guard lock(inbox_mu_);
-    stopping_ = true;
+int Scheduler::test_all() {
+  entries_.clear();
+  for (auto& g : active_) {
+    if (g->complete()) continue;
+    for (TaskId id : g->running()) entries_.push_back(Entry{&g->tester(), g.get(), id});
   }
-  work_cv_.notify_all();
+  for (std::size_t i = 0; i < watches_.size(); ++i) {
+    if (!watches_[i].finished) entries_.push_back(Entry{watches_[i].tester, nullptr, i});
+  }
+  if (entries_.empty()) return 0;
+  // One test per kind of transport; in practice there is one (MPI).
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [](const Entry& a, const Entry& b) { return a.tester < b.tester; });
+  int work = 0;
+  for (std::size_t begin = 0; begin < entries_.size();) {
+    std::size_t end = begin + 1;
+    while (end < entries_.size() && entries_[end].tester == entries_[begin].tester) ++end;
+    work += test_group(begin, end);
+    begin = end;
+  }
+  return work;
+}
+
+int Scheduler::test_group(std::size_t begin, std::size_t end) {
+  const std::size_t n = end - begin;
+  slots_.resize(n);
+  bool any_watch = false;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Entry& e = entries_[begin + k];
+    slots_[k] =
+        e.graph != nullptr ? e.graph->slot(static_cast<TaskId>(e.index)) : watches_[e.index].slot;
+    any_watch = any_watch || e.graph == nullptr;
+  }
+  if (any_watch) statuses_.resize(n);
+  done_.clear();
+  entries_[begin].tester->test_some(slots_, done_, any_watch ? statuses_.data() : nullptr);
+  for (std::size_t k : done_) {
+    const Entry& e = entries_[begin + k];
+    if (e.graph != nullptr) {
+      e.graph->network_done(static_cast<TaskId>(e.index));
+    } else {
+      Watch& w = watches_[e.index];
+      w.finished = true;
+      w.slot = 0;
+      w.done(statuses_[k]);
+    }
+  }
+  return static_cast<int>(done_.size());
+}
+
+bool Scheduler::wait_for_work(std::stop_token stop) {
+  std::unique_lock lock(inbox_mu_);
+  return work_cv_.wait(lock, stop, [&] { return in_flight_.load() > 0; });
+}
+
+Scheduler::AbandonReport Scheduler::abandon_all(std::chrono::milliseconds grace) {
+  std::unique_lock pass(pass_);  // blocking: no progress thread runs any more
+  take_inbox();
+  AbandonReport report;
+  for (auto& g : active_) {
+    if (g->complete()) continue;
+    g->abandon();
+    ++report.abandoned;
+  }
+  watches_.clear();
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  auto incomplete = [&] {
+    return std::any_of(active_.begin(), active_.end(),
+                       [](const auto& g) { return !g->complete(); });
+  };
+  while (incomplete() && std::chrono::steady_clock::now() < deadline) {
+    if (run_pass() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  for (auto& g : active_) {
+    if (g->complete()) continue;
+    ++report.stuck;
+    stuck_.push_back(g);
+  }
+  active_.clear();
+  in_flight_.store(0, std::memory_order_release);
+  return report;
 }
 
 }  // namespace overlap::progress

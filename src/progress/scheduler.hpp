@@ -1,15 +1,23 @@
-// Drives every task graph in flight. progress() is the whole contract (as in UCX): one
-// pass over all graphs, returning how much work it did. Any thread may call it; one
-// thread at a time does the pass and the others return 0 at once, so a thread waiting on
-// one collective helps all of them (collaborative progress) and nobody blocks on a lock
-// while MPI may hold its own.
+// Drives every task graph in flight, and any request another layer hands over. progress()
+// is the whole contract (as in UCX): one pass over all of them, returning how much work it
+// did. Any thread may call it; one thread at a time does the pass and the others return 0
+// at once, so a thread waiting on one collective helps all of them (collaborative
+// progress) and nobody blocks on a lock while MPI may hold its own.
+//
+// A pass: start what can start in every graph (in submission order), then one test of
+// every posted operation of every graph and every watched request (one MPI_Testsome),
+// then start what those completions made ready.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <vector>
 
 #include "progress/task_graph.hpp"
@@ -18,28 +26,78 @@ namespace overlap::progress {
 
 class Scheduler {
  public:
+  Scheduler() = default;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
   // Takes shared ownership until the graph completes. Thread-safe.
   void submit(std::shared_ptr<TaskGraph> graph);
+  // Tests `slot` (posted by someone else, e.g. a request the application's thread posted
+  // itself to keep MPI's matching order) in every pass, together with the graphs'
+  // operations, and calls `done` with its status once it finished; `done` runs inside a
+  // pass (it may submit or watch more). Thread-safe.
+  using WatchDone = std::function<void(const RequestStatus&)>;
+  void watch(RequestTester& tester, RequestSlot slot, WatchDone done);
+
   // One pass. Returns 0 when another thread is doing the pass, or when called again from
   // inside a pass (MPI progress hooks can re-enter through MPI_Test).
   int progress();
-  // Graphs submitted and not yet complete.
+  // Graphs and watched requests submitted and not yet complete.
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
+  // Passes done so far, by any thread (a waiter can tell whether someone else just did
+  // one).
+  std::uint64_t passes() const { return passes_.load(std::memory_order_acquire); }
 
-  // For progress threads: blocks until a graph is in flight or stop() was called.
+  // For progress threads: blocks until something is in flight or `stop` is requested.
   // Returns false on stop. A submit() racing with the call is never missed.
-  bool wait_for_work();
-  void stop();
+  bool wait_for_work(std::stop_token stop);
+
+  // Shutdown of an erroneous program (work still in flight at MPI_Finalize): abandons
+  // every graph, then runs passes until nothing they posted is left running, or `grace`
+  // passed. Graphs still running then are kept for good, never freed, since MPI may
+  // still read or write their memory. Watched requests are dropped (their owner's).
+  struct AbandonReport {
+    std::size_t abandoned = 0;  // graphs that were in flight
+    std::size_t stuck = 0;      // of which still had operations running at the end
+  };
+  AbandonReport abandon_all(std::chrono::milliseconds grace);
 
  private:
+  struct Watch {
+    RequestTester* tester;
+    RequestSlot slot;
+    WatchDone done;
+    bool finished = false;
+  };
+  // One posted operation in this pass's test: a graph's task or a watched request.
+  struct Entry {
+    RequestTester* tester;
+    TaskGraph* graph;   // null for a watch
+    std::size_t index;  // task id, or index in watches_
+  };
+
+  int run_pass();  // pass_ held
+  void take_inbox();
+  int test_all();
+  int test_group(std::size_t begin, std::size_t end);
+  void drop_finished();
+
   std::mutex pass_;                                 // held for a pass; only ever try-locked
-  std::vector<std::shared_ptr<TaskGraph>> active_;  // guarded by pass_
+  std::vector<std::shared_ptr<TaskGraph>> active_;  // guarded by pass_, submission order
+  std::vector<Watch> watches_;                      // guarded by pass_
+  std::vector<std::shared_ptr<TaskGraph>> stuck_;   // abandoned graphs MPI may still use
+  // Scratch of test_all, kept to avoid allocations in every pass (guarded by pass_).
+  std::vector<Entry> entries_;
+  std::vector<RequestSlot> slots_;
+  std::vector<RequestStatus> statuses_;
+  std::vector<std::size_t> done_;
 
   std::mutex inbox_mu_;
-  std::condition_variable work_cv_;
+  std::condition_variable_any work_cv_;
   std::vector<std::shared_ptr<TaskGraph>> inbox_;  // guarded by inbox_mu_
-  bool stopping_ = false;                          // guarded by inbox_mu_
+  std::vector<Watch> watch_inbox_;                 // guarded by inbox_mu_
   std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::uint64_t> passes_{0};
 };
 
 }  // namespace overlap::progress

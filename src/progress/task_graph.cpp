@@ -1,5 +1,6 @@
 #include "progress/task_graph.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <utility>
@@ -15,7 +16,7 @@ TaskId TaskGraph::add(Task task, std::initializer_list<TaskId> after) {
   return id;
 }
 
-TaskId TaskGraph::send(const void* buf, std::size_t bytes, int peer, int tag,
+TaskId TaskGraph::send(Buf buf, std::size_t bytes, int peer, int tag,
                        std::initializer_list<TaskId> after) {
   Task t;
   t.kind = TaskKind::send;
@@ -26,7 +27,7 @@ TaskId TaskGraph::send(const void* buf, std::size_t bytes, int peer, int tag,
   return add(std::move(t), after);
 }
 
-TaskId TaskGraph::recv(void* buf, std::size_t bytes, int peer, int tag,
+TaskId TaskGraph::recv(Buf buf, std::size_t bytes, int peer, int tag,
                        std::initializer_list<TaskId> after) {
   Task t;
   t.kind = TaskKind::recv;
@@ -37,19 +38,18 @@ TaskId TaskGraph::recv(void* buf, std::size_t bytes, int peer, int tag,
   return add(std::move(t), after);
 }
 
-TaskId TaskGraph::reduce(const void* in, void* inout, std::size_t count, ReduceFn fn,
+TaskId TaskGraph::reduce(Buf in, Buf inout, std::size_t count, ReduceOp op,
                          std::initializer_list<TaskId> after) {
   Task t;
   t.kind = TaskKind::reduce;
   t.src = in;
   t.dst = inout;
   t.size = count;
-  t.reduce = fn;
+  t.reduce = op;
   return add(std::move(t), after);
 }
 
-TaskId TaskGraph::copy(const void* src, void* dst, std::size_t bytes,
-                       std::initializer_list<TaskId> after) {
+TaskId TaskGraph::copy(Buf src, Buf dst, std::size_t bytes, std::initializer_list<TaskId> after) {
   Task t;
   t.kind = TaskKind::copy;
   t.src = src;
@@ -64,87 +64,157 @@ void TaskGraph::depend(TaskId task, TaskId before) {
   ++tasks_[task].waiting_on;
 }
 
-std::byte* TaskGraph::scratch(std::size_t bytes) {
-  // A zero-byte request still gets a distinct address: MPI may be handed it.
-  scratch_.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));
-  return scratch_.back().get();
+Buf TaskGraph::scratch(std::size_t bytes) {
+  // A zero-byte buffer still gets a distinct address: MPI may be handed it.
+  scratch_.push_back(Scratch{bytes == 0 ? 1 : bytes, nullptr, 0});
+  return Buf::scratch(static_cast<std::uint32_t>(scratch_.size() - 1));
 }
 
-int TaskGraph::advance() {
+std::byte* TaskGraph::at(Buf b) {
+  if (!b.is_scratch()) return const_cast<std::byte*>(b.address());  // NOLINT: tasks write dst only
+  return scratch_[b.scratch_id()].memory.get() + b.offset();
+}
+
+// Calls f on each scratch buffer task `t` uses, once even when it reads and writes it.
+template <class F>
+void TaskGraph::for_each_scratch(const Task& t, F f) {
+  if (t.src.is_scratch()) f(scratch_[t.src.scratch_id()]);
+  if (t.dst.is_scratch() && !(t.src.is_scratch() && t.src.scratch_id() == t.dst.scratch_id()))
+    f(scratch_[t.dst.scratch_id()]);
+}
+
+void TaskGraph::acquire(const Task& t) {
+  for_each_scratch(t, [&](Scratch& s) {
+    if (s.memory) return;
+    s.memory = std::make_unique_for_overwrite<std::byte[]>(s.bytes);
+    scratch_live_bytes_ += s.bytes;
+  });
+}
+
+void TaskGraph::release(const Task& t) {
+  for_each_scratch(t, [&](Scratch& s) {
+    if (--s.users == 0 && s.memory) {
+      s.memory.reset();
+      scratch_live_bytes_ -= s.bytes;
+    }
+  });
+}
+
+void TaskGraph::open() {
+  started_ = true;
+  for (const Task& t : tasks_) for_each_scratch(t, [](Scratch& s) { ++s.users; });
+  for (TaskId id = 0; id < tasks_.size(); ++id) {
+    if (tasks_[id].waiting_on == 0) {
+      tasks_[id].state = TaskState::ready;
+      ready_.push_back(id);
+    }
+  }
+}
+
+int TaskGraph::start_ready(std::size_t budget) {
   if (complete()) return 0;
   int work = 0;
+  if (abandoned()) {
+    // Once, under the pass: drop what has not started, cancel posted receives.
+    if (!abandon_handled_) {
+      abandon_handled_ = true;
+      ready_.clear();
+      local_.clear();
+      started_ = true;
+      for (TaskId id : running_) {
+        if (tasks_[id].kind == TaskKind::recv) tester().cancel(tasks_[id].request);
+      }
+      ++work;
+    }
+    check_complete();
+    return work;
+  }
   if (!started_) {
     if (gate_ && !gate_()) return 0;
-    started_ = true;
-    for (TaskId id = 0; id < tasks_.size(); ++id) {
-      if (tasks_[id].waiting_on == 0) {
-        tasks_[id].state = TaskState::ready;
-        ready_.push_back(id);
-      }
-    }
+    open();
     if (tasks_.empty()) ++work;  // an empty collective (e.g. P = 1 barrier) is done at once
   }
-  work += start_ready();
-  work += test_running();
-  work += start_ready();
-  if (finished_ == tasks_.size()) {
-    complete_.store(true, std::memory_order_release);
-    if (on_complete_) on_complete_();
+  // Post what is ready, then do local work; finished local tasks may make more ready.
+  for (;;) {
+    work += post_ready();
+    if (local_.empty()) break;
+    const TaskId id = local_.front();
+    const bool finished = run_local(id, budget);
+    if (!finished) break;  // out of budget: continue in the next call
+    local_.pop_front();
+    finish(id);
+    ++work;
   }
+  check_complete();
   return work;
 }
 
-int TaskGraph::start_ready() {
+// Posts every ready send and receive; local tasks queue up for run_local.
+int TaskGraph::post_ready() {
   int work = 0;
-  // Local tasks finish inside the loop and may make more tasks ready; keep going.
   while (!ready_.empty()) {
     const TaskId id = ready_.front();
     ready_.pop_front();
     Task& t = tasks_[id];
-    ++work;
+    t.state = TaskState::running;
+    acquire(t);
     switch (t.kind) {
       case TaskKind::send:
-        t.state = TaskState::running;
-        t.request = transport_->post_send(t.src, t.size, t.peer, t.tag);
+        t.request = transport_->post_send(at(t.src), t.size, t.peer, t.tag);
         running_.push_back(id);
+        ++work;
         break;
       case TaskKind::recv:
-        t.state = TaskState::running;
-        t.request = transport_->post_recv(t.dst, t.size, t.peer, t.tag);
+        t.request = transport_->post_recv(at(t.dst), t.size, t.peer, t.tag);
         running_.push_back(id);
+        ++work;
         break;
       case TaskKind::reduce:
-        if (t.size > 0) t.reduce(t.src, t.dst, t.size);
-        finish(id);
-        break;
       case TaskKind::copy:
-        if (t.size > 0 && t.src != t.dst) std::memcpy(t.dst, t.src, t.size);
-        finish(id);
+        local_.push_back(id);
         break;
     }
   }
   return work;
 }
 
-int TaskGraph::test_running() {
-  int work = 0;
-  for (std::size_t i = 0; i < running_.size();) {
-    const TaskId id = running_[i];
-    if (transport_->test(tasks_[id].request)) {
-      running_[i] = running_.back();
-      running_.pop_back();
-      finish(id);
-      ++work;
-    } else {
-      ++i;
-    }
+// Does up to `budget` bytes of a reduction or copy; true when it is complete.
+bool TaskGraph::run_local(TaskId id, std::size_t& budget) {
+  Task& t = tasks_[id];
+  const std::size_t unit = t.kind == TaskKind::reduce ? t.reduce.elem_size : 1;
+  const std::size_t left = t.size - t.done;
+  if (left == 0) return true;
+  const std::size_t n = std::min(left, budget / std::max<std::size_t>(unit, 1));
+  if (n == 0) return false;
+  const std::size_t at_byte = t.done * unit;
+  if (t.kind == TaskKind::reduce) {
+    t.reduce.fn(at(t.src) + at_byte, at(t.dst) + at_byte, n);
+  } else if (at(t.src) != at(t.dst)) {
+    std::memcpy(at(t.dst) + at_byte, at(t.src) + at_byte, n);
   }
-  return work;
+  t.done += n;
+  budget -= n * unit;
+  return t.done == t.size;
+}
+
+void TaskGraph::network_done(TaskId id) {
+  const auto it = std::find(running_.begin(), running_.end(), id);
+  assert(it != running_.end());
+  *it = running_.back();
+  running_.pop_back();
+  tasks_[id].request = 0;
+  if (abandoned()) {
+    release(tasks_[id]);
+    check_complete();
+    return;
+  }
+  finish(id);
 }
 
 void TaskGraph::finish(TaskId id) {
   Task& t = tasks_[id];
   t.state = TaskState::done;
+  release(t);
   ++finished_;
   for (TaskId next : t.successors) {
     if (--tasks_[next].waiting_on == 0) {
@@ -153,5 +223,36 @@ void TaskGraph::finish(TaskId id) {
     }
   }
 }
+
+void TaskGraph::check_complete() {
+  if (complete() || !started_) return;
+  const bool done = abandoned() ? running_.empty() : finished_ == tasks_.size();
+  if (!done) return;
+  // Everything MPI could still touch has finished: the memory can go.
+  scratch_.clear();
+  scratch_.shrink_to_fit();
+  scratch_live_bytes_ = 0;
+  tasks_.clear();
+  tasks_.shrink_to_fit();
+  transport_.reset();  // and with it the communicator it kept alive
+  complete_.store(true, std::memory_order_release);
+  for (auto& callback : on_complete_) callback();
+}
+
+int TaskGraph::advance() {
+  int work = start_ready();
+  if (complete()) return work;
+  std::vector<RequestSlot> slots;
+  const std::vector<TaskId> ids(running_.begin(), running_.end());
+  for (TaskId id : ids) slots.push_back(tasks_[id].request);
+  std::vector<std::size_t> done;
+  if (!slots.empty()) tester().test_some(slots, done, nullptr);
+  for (std::size_t i : done) network_done(ids[i]);
+  work += static_cast<int>(done.size());
+  work += start_ready();
+  return work;
+}
+
+void TaskGraph::abandon() { abandoned_.store(true, std::memory_order_release); }
 
 }  // namespace overlap::progress

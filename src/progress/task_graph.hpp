@@ -1,6 +1,11 @@
 // A collective as a graph of tasks. Builders (collectives/) add tasks and edges; the
-// scheduler then calls advance() until complete(). A task starts as soon as its own
-// inputs are ready, so independent branches (and other graphs) interleave freely.
+// scheduler then drives it until complete(). A task starts as soon as its own inputs are
+// ready, so independent branches (and other graphs) interleave freely.
+//
+// Memory: scratch buffers are declared while building but allocated only when the first
+// task using them starts, and freed when the last one finishes; at completion the graph
+// also drops its tasks and its transport. A graph that waits (not started yet, or done
+// but not yet waited on by the application) therefore costs little.
 #pragma once
 
 #include <atomic>
@@ -9,12 +14,17 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "progress/task.hpp"
 #include "progress/transport.hpp"
 
 namespace overlap::progress {
+
+// Local work (reductions, copies) one graph does per call of start_ready: a long
+// reduction is done in pieces, so one collective cannot stall the others for long.
+inline constexpr std::size_t kLocalBudgetBytes = std::size_t{1} << 20;
 
 class TaskGraph {
  public:
@@ -24,48 +34,89 @@ class TaskGraph {
 
   // --- building (before submission, by one thread) ---
   // Each returns the new task's id; `after` lists tasks that must finish first.
-  TaskId send(const void* buf, std::size_t bytes, int peer, int tag,
+  TaskId send(Buf buf, std::size_t bytes, int peer, int tag,
               std::initializer_list<TaskId> after = {});
-  TaskId recv(void* buf, std::size_t bytes, int peer, int tag,
+  TaskId recv(Buf buf, std::size_t bytes, int peer, int tag,
               std::initializer_list<TaskId> after = {});
-  TaskId reduce(const void* in, void* inout, std::size_t count, ReduceFn fn,
+  // inout = in (op) inout, `count` elements.
+  TaskId reduce(Buf in, Buf inout, std::size_t count, ReduceOp op,
                 std::initializer_list<TaskId> after = {});
-  TaskId copy(const void* src, void* dst, std::size_t bytes,
-              std::initializer_list<TaskId> after = {});
+  TaskId copy(Buf src, Buf dst, std::size_t bytes, std::initializer_list<TaskId> after = {});
   // `task` starts only after `before` finished.
   void depend(TaskId task, TaskId before);
-  // Graph-owned temporary memory, valid until the graph is destroyed.
-  std::byte* scratch(std::size_t bytes);
-  // No task starts before `ready()` returns true (polled on each advance). Used to wait
-  // for resources set up asynchronously, e.g. a communicator being duplicated.
-  void start_when(std::function<bool()> ready) { gate_ = std::move(ready); }
-  // Called once, by the thread that finishes the last task.
-  void on_complete(std::function<void()> callback) { on_complete_ = std::move(callback); }
+  // Graph-owned temporary memory (see the header comment for when it exists).
+  Buf scratch(std::size_t bytes);
+  // The graph starts only once `try_start()` returns true; it is polled (under the
+  // scheduler's pass) until it does, and never again afterwards, so it may record the
+  // start. Used for resources set up asynchronously (a communicator being duplicated)
+  // and for the order collectives start in on one communicator.
+  void start_when(std::function<bool()> try_start) { gate_ = std::move(try_start); }
+  // Called once, by the thread that completes the graph (also when it was abandoned), in
+  // the order they were added.
+  void on_complete(std::function<void()> callback) { on_complete_.push_back(std::move(callback)); }
 
   std::size_t size() const { return tasks_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
 
   // --- running (by one thread at a time; the Scheduler guarantees it) ---
-  // Starts ready tasks and tests running ones. Returns how much happened (tasks started
-  // plus tasks finished), so callers can tell a busy pass from an idle one.
+  // Starts the graph if its gate allows, posts every ready send/receive and does local
+  // work up to `budget` bytes. Returns how much happened (tasks started or finished).
+  int start_ready(std::size_t budget = kLocalBudgetBytes);
+  // The posted operations, for the scheduler's one test over everything in flight.
+  std::span<const TaskId> running() const { return running_; }
+  RequestSlot& slot(TaskId id) { return tasks_[id].request; }
+  RequestTester& tester() { return transport_->tester(); }
+  // The scheduler saw running task `id` finish.
+  void network_done(TaskId id);
+  // start_ready, a test of this graph's own operations, network_done, start_ready: the
+  // whole cycle for one graph (the scheduler batches the tests of all graphs instead).
   int advance();
+
+  bool started() const { return started_; }
   bool complete() const { return complete_.load(std::memory_order_acquire); }
 
+  // Gives up (shutdown of an erroneous program, or an application that abandons the
+  // request): nothing new starts, posted receives are cancelled, and the graph completes,
+  // abandoned, once nothing it posted is left running. Any thread may call it; the work
+  // happens in the next start_ready.
+  void abandon();
+  bool abandoned() const { return abandoned_.load(std::memory_order_acquire); }
+
+  // Scratch bytes allocated right now (tests check the lazy allocation).
+  std::size_t scratch_bytes() const { return scratch_live_bytes_; }
+
  private:
+  struct Scratch {
+    std::size_t bytes = 0;
+    std::unique_ptr<std::byte[]> memory;
+    std::uint32_t users = 0;  // tasks that use it and have not finished
+  };
+
   TaskId add(Task task, std::initializer_list<TaskId> after);
-  int start_ready();
-  int test_running();
+  void open();
+  int post_ready();
+  bool run_local(TaskId id, std::size_t& budget);
   void finish(TaskId id);
+  template <class F>
+  void for_each_scratch(const Task& t, F f);
+  void acquire(const Task& t);
+  void release(const Task& t);
+  std::byte* at(Buf b);
+  void check_complete();
 
   std::unique_ptr<Transport> transport_;
   std::vector<Task> tasks_;
-  std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  std::vector<Scratch> scratch_;
+  std::size_t scratch_live_bytes_ = 0;
   std::deque<TaskId> ready_;
+  std::deque<TaskId> local_;  // reductions and copies started and not finished
   std::vector<TaskId> running_;
   std::size_t finished_ = 0;
   bool started_ = false;
+  bool abandon_handled_ = false;
+  std::atomic<bool> abandoned_{false};
   std::atomic<bool> complete_{false};
-  std::function<void()> on_complete_;
+  std::vector<std::function<void()>> on_complete_;
   std::function<bool()> gate_;
 };
 

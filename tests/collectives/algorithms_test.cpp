@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -44,9 +46,10 @@ struct Kernel {
   ReduceKernel op;
   std::int32_t (*ref)(std::int32_t, std::int32_t);
 };
-const Kernel kSum{"sum", {sum_i32, 4}, [](std::int32_t a, std::int32_t b) { return a + b; }};
+const Kernel kSum{
+    "sum", {sum_i32, nullptr, 4}, [](std::int32_t a, std::int32_t b) { return a + b; }};
 const Kernel kMax{
-    "max", {max_i32, 4}, [](std::int32_t a, std::int32_t b) { return std::max(a, b); }};
+    "max", {max_i32, nullptr, 4}, [](std::int32_t a, std::int32_t b) { return std::max(a, b); }};
 const Kernel* const kKernels[] = {&kSum, &kMax};
 
 // Deterministic data that differs per rank, element and test: a sum over 17 ranks stays
@@ -133,21 +136,23 @@ void check_barrier(int p, Order order) {
   ASSERT_TRUE(h.run(order));
 }
 
-void check_bcast(int p, int root, std::size_t n, Order order) {
+void check_bcast(int p, int root, std::size_t n, Order order,
+                 std::optional<BcastAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "bcast P=" << p << " root=" << root << " bytes=" << n);
   const Bytes want = bytes(root, n, 1);
   std::vector<Bytes> buf(static_cast<std::size_t>(p), Bytes(n, 0xEE));
   buf[static_cast<std::size_t>(root)] = want;
   GraphHarness h(p);
   h.add(0, [&](TaskGraph& g, int r) {
-    build_ibcast(g, ptr(buf[static_cast<std::size_t>(r)]), n, root, Group{r, p});
+    build_ibcast(g, ptr(buf[static_cast<std::size_t>(r)]), n, root, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r)
     ASSERT_TRUE(same(buf[static_cast<std::size_t>(r)], want)) << "rank " << r;
 }
 
-void check_reduce(int p, int root, std::size_t n, const Kernel& k, bool in_place, Order order) {
+void check_reduce(int p, int root, std::size_t n, const Kernel& k, bool in_place, Order order,
+                  std::optional<ReduceAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "reduce P=" << p << " root=" << root << " count=" << n << " "
                                     << k.name << (in_place ? " in place" : ""));
   std::vector<Ints> send;
@@ -158,7 +163,7 @@ void check_reduce(int p, int root, std::size_t n, const Kernel& k, bool in_place
   h.add(0, [&](TaskGraph& g, int r) {
     const bool at_root = r == root;
     const void* s = at_root && in_place ? nullptr : ptr(send[static_cast<std::size_t>(r)]);
-    build_ireduce(g, s, at_root ? ptr(recv) : nullptr, n, k.op, root, Group{r, p});
+    build_ireduce(g, s, at_root ? ptr(recv) : nullptr, n, k.op, root, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   ASSERT_TRUE(same(recv, want));
@@ -167,7 +172,8 @@ void check_reduce(int p, int root, std::size_t n, const Kernel& k, bool in_place
     ASSERT_TRUE(same(send[static_cast<std::size_t>(r)], ints(r, n, 2))) << "rank " << r;
 }
 
-void check_allreduce(int p, std::size_t n, const Kernel& k, bool in_place, Order order) {
+void check_allreduce(int p, std::size_t n, const Kernel& k, bool in_place, Order order,
+                     std::optional<AllreduceAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "allreduce P=" << p << " count=" << n << " " << k.name
                                     << (in_place ? " in place" : ""));
   std::vector<Ints> send;
@@ -178,7 +184,8 @@ void check_allreduce(int p, std::size_t n, const Kernel& k, bool in_place, Order
   GraphHarness h(p);
   h.add(0, [&](TaskGraph& g, int r) {
     const auto i = static_cast<std::size_t>(r);
-    build_iallreduce(g, in_place ? nullptr : ptr(send[i]), ptr(recv[i]), n, k.op, Group{r, p});
+    build_iallreduce(g, in_place ? nullptr : ptr(send[i]), ptr(recv[i]), n, k.op, Group{r, p},
+                     algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r) {
@@ -190,7 +197,8 @@ void check_allreduce(int p, std::size_t n, const Kernel& k, bool in_place, Order
   }
 }
 
-void check_allgather(int p, std::size_t bb, bool in_place, Order order) {
+void check_allgather(int p, std::size_t bb, bool in_place, Order order,
+                     std::optional<AllgatherAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message()
                << "allgather P=" << p << " block=" << bb << (in_place ? " in place" : ""));
   std::vector<Bytes> blocks;
@@ -205,7 +213,7 @@ void check_allgather(int p, std::size_t bb, bool in_place, Order order) {
   GraphHarness h(p);
   h.add(0, [&](TaskGraph& g, int r) {
     const auto i = static_cast<std::size_t>(r);
-    build_iallgather(g, in_place ? nullptr : ptr(blocks[i]), ptr(recv[i]), bb, Group{r, p});
+    build_iallgather(g, in_place ? nullptr : ptr(blocks[i]), ptr(recv[i]), bb, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r)
@@ -241,7 +249,8 @@ void check_alltoall(int p, std::size_t bb, bool in_place, Order order) {
         << "rank " << r;
 }
 
-void check_gather(int p, int root, std::size_t bb, bool in_place, Order order) {
+void check_gather(int p, int root, std::size_t bb, bool in_place, Order order,
+                  std::optional<RootedAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "gather P=" << p << " root=" << root << " block=" << bb
                                     << (in_place ? " in place" : ""));
   std::vector<Bytes> blocks;
@@ -257,13 +266,14 @@ void check_gather(int p, int root, std::size_t bb, bool in_place, Order order) {
   h.add(0, [&](TaskGraph& g, int r) {
     const bool at_root = r == root;
     const void* s = at_root && in_place ? nullptr : ptr(blocks[static_cast<std::size_t>(r)]);
-    build_igather(g, s, at_root ? ptr(recv) : nullptr, bb, root, Group{r, p});
+    build_igather(g, s, at_root ? ptr(recv) : nullptr, bb, root, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   ASSERT_TRUE(same(recv, want));
 }
 
-void check_scatter(int p, int root, std::size_t bb, bool in_place, Order order) {
+void check_scatter(int p, int root, std::size_t bb, bool in_place, Order order,
+                   std::optional<RootedAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "scatter P=" << p << " root=" << root << " block=" << bb
                                     << (in_place ? " in place" : ""));
   std::vector<Bytes> blocks;
@@ -275,7 +285,7 @@ void check_scatter(int p, int root, std::size_t bb, bool in_place, Order order) 
   h.add(0, [&](TaskGraph& g, int r) {
     const bool at_root = r == root;
     void* out = at_root && in_place ? nullptr : ptr(recv[static_cast<std::size_t>(r)]);
-    build_iscatter(g, at_root ? ptr(send) : nullptr, out, bb, root, Group{r, p});
+    build_iscatter(g, at_root ? ptr(send) : nullptr, out, bb, root, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r) {
@@ -286,7 +296,8 @@ void check_scatter(int p, int root, std::size_t bb, bool in_place, Order order) 
   ASSERT_TRUE(same(send, sent)) << "root's send buffer";
 }
 
-void check_reduce_scatter_block(int p, std::size_t n, const Kernel& k, bool in_place, Order order) {
+void check_reduce_scatter_block(int p, std::size_t n, const Kernel& k, bool in_place, Order order,
+                                std::optional<ReduceScatterAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message() << "reduce_scatter_block P=" << p << " count=" << n << " "
                                     << k.name << (in_place ? " in place" : ""));
   std::vector<Ints> in;
@@ -299,7 +310,7 @@ void check_reduce_scatter_block(int p, std::size_t n, const Kernel& k, bool in_p
   h.add(0, [&](TaskGraph& g, int r) {
     const auto i = static_cast<std::size_t>(r);
     build_ireduce_scatter_block(g, in_place ? nullptr : ptr(send[i]), ptr(recv[i]), n, k.op,
-                                Group{r, p});
+                                Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r) {
@@ -312,11 +323,9 @@ void check_reduce_scatter_block(int p, std::size_t n, const Kernel& k, bool in_p
   }
 }
 
-// --- sweeps ---
+// --- sweeps: every algorithm forced, for every P; then the default choice ---
 
-// Sizes in the large-message regime of each algorithm (see the thresholds in src/).
 constexpr std::size_t kLargeBcast = 512 * 1024 + 3;
-constexpr std::size_t kLargeReduce = 512 * 1024 / 4 + 5;     // int32 elements
 constexpr std::size_t kLargeAllreduce = 256 * 1024 / 4 + 9;  // int32 elements
 
 // For the slow large cases: one root per P (varying), instead of every root.
@@ -330,19 +339,22 @@ TEST(Bcast, BinomialForEveryRoot) {
   for (int p = 1; p <= kMaxRanks; ++p)
     for (int root : roots(p, true))
       for (std::size_t n : {0, 1, 13, 1000})
-        ASSERT_NO_FATAL_FAILURE(check_bcast(p, root, n, next_order()));
+        ASSERT_NO_FATAL_FAILURE(check_bcast(p, root, n, next_order(), BcastAlgorithm::binomial));
 }
 
 TEST(Bcast, SegmentedBinomial) {
   for (int p = 1; p <= kMaxRanks; ++p)
     for (int root : roots(p, false))
-      ASSERT_NO_FATAL_FAILURE(check_bcast(p, root, 200'003, next_order()));
+      ASSERT_NO_FATAL_FAILURE(
+          check_bcast(p, root, 200'003, next_order(), BcastAlgorithm::binomial));
 }
 
 TEST(Bcast, ScatterAllgather) {
   for (int p = 1; p <= kMaxRanks; ++p)
     for (int root : p <= 4 ? roots(p, true) : std::vector<int>{some_root(p)})
-      ASSERT_NO_FATAL_FAILURE(check_bcast(p, root, kLargeBcast, next_order()));
+      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{20'011}})
+        ASSERT_NO_FATAL_FAILURE(
+            check_bcast(p, root, n, next_order(), BcastAlgorithm::scatter_allgather));
 }
 
 TEST(Reduce, BinomialForEveryRoot) {
@@ -351,13 +363,15 @@ TEST(Reduce, BinomialForEveryRoot) {
       for (std::size_t n : {0, 1, 7, 33})
         for (const Kernel* k : kKernels)
           for (bool in_place : {false, true})
-            ASSERT_NO_FATAL_FAILURE(check_reduce(p, root, n, *k, in_place, next_order()));
+            ASSERT_NO_FATAL_FAILURE(
+                check_reduce(p, root, n, *k, in_place, next_order(), ReduceAlgorithm::binomial));
 }
 
 TEST(Reduce, ReduceScatterGather) {
   for (int p = 1; p <= kMaxRanks; ++p)
-    ASSERT_NO_FATAL_FAILURE(
-        check_reduce(p, some_root(p), kLargeReduce, p % 2 ? kSum : kMax, p % 4 < 2, next_order()));
+    for (std::size_t n : {static_cast<std::size_t>(p), std::size_t{5003}})
+      ASSERT_NO_FATAL_FAILURE(check_reduce(p, some_root(p), n, p % 2 ? kSum : kMax, p % 4 < 2,
+                                           next_order(), ReduceAlgorithm::reduce_scatter_gather));
 }
 
 TEST(Allreduce, RecursiveDoubling) {
@@ -365,24 +379,46 @@ TEST(Allreduce, RecursiveDoubling) {
     for (std::size_t n : {0, 1, 7, 33, 1000})
       for (const Kernel* k : kKernels)
         for (bool in_place : {false, true})
-          ASSERT_NO_FATAL_FAILURE(check_allreduce(p, n, *k, in_place, next_order()));
+          ASSERT_NO_FATAL_FAILURE(check_allreduce(p, n, *k, in_place, next_order(),
+                                                  AllreduceAlgorithm::recursive_doubling));
+}
+
+TEST(Allreduce, Rabenseifner) {
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (std::size_t n :
+         {static_cast<std::size_t>(floor_pow2(p)), std::size_t{37}, std::size_t{5003}})
+      for (const Kernel* k : kKernels)
+        for (bool in_place : {false, true})
+          ASSERT_NO_FATAL_FAILURE(
+              check_allreduce(p, n, *k, in_place, next_order(), AllreduceAlgorithm::rabenseifner));
 }
 
 TEST(Allreduce, Ring) {
   for (int p = 1; p <= kMaxRanks; ++p)
-    for (bool in_place : {false, true})
-      ASSERT_NO_FATAL_FAILURE(
-          check_allreduce(p, kLargeAllreduce, in_place ? kSum : kMax, in_place, next_order()));
+    for (std::size_t n : {static_cast<std::size_t>(p), std::size_t{5003}})
+      for (bool in_place : {false, true})
+        ASSERT_NO_FATAL_FAILURE(check_allreduce(p, n, in_place ? kSum : kMax, in_place,
+                                                next_order(), AllreduceAlgorithm::ring));
+}
+
+TEST(Allreduce, DefaultChoiceAtEverySize) {
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (std::size_t n : {std::size_t{3}, std::size_t{20'000}, kLargeAllreduce})
+      ASSERT_NO_FATAL_FAILURE(check_allreduce(p, n, kSum, p % 2 == 0, next_order()));
 }
 
 TEST(Allgather, BruckAndRing) {
-  for (int p = 1; p <= kMaxRanks; ++p) {
-    for (std::size_t bb : {0, 1, 12, 1001})
-      for (bool in_place : {false, true})
-        ASSERT_NO_FATAL_FAILURE(check_allgather(p, bb, in_place, next_order()));
-    // The ring for every P >= 2.
-    ASSERT_NO_FATAL_FAILURE(check_allgather(p, 70'001, p % 2 == 1, next_order()));
-  }
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (auto algo : {AllgatherAlgorithm::bruck, AllgatherAlgorithm::ring})
+      for (std::size_t bb : {0, 1, 12, 1001})
+        for (bool in_place : {false, true})
+          ASSERT_NO_FATAL_FAILURE(check_allgather(p, bb, in_place, next_order(), algo));
+}
+
+TEST(Allgather, DefaultChoiceAtEverySize) {
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (std::size_t bb : {std::size_t{12}, std::size_t{70'001}})
+      ASSERT_NO_FATAL_FAILURE(check_allgather(p, bb, p % 2 == 1, next_order()));
 }
 
 TEST(Alltoall, PairwiseWithWindow) {
@@ -397,32 +433,30 @@ TEST(Alltoall, PairwiseWithWindow) {
 
 TEST(Gather, BinomialAndLinearForEveryRoot) {
   for (int p = 1; p <= kMaxRanks; ++p)
-    for (int root : roots(p, true))
-      for (std::size_t bb : {0, 1, 24, 20'000})
-        for (bool in_place : {false, true})
-          ASSERT_NO_FATAL_FAILURE(check_gather(p, root, bb, in_place, next_order()));
+    for (auto algo : {RootedAlgorithm::binomial, RootedAlgorithm::linear})
+      for (int root : roots(p, true))
+        for (std::size_t bb : {0, 1, 24, 2'000})
+          for (bool in_place : {false, true})
+            ASSERT_NO_FATAL_FAILURE(check_gather(p, root, bb, in_place, next_order(), algo));
 }
 
 TEST(Scatter, BinomialAndLinearForEveryRoot) {
   for (int p = 1; p <= kMaxRanks; ++p)
-    for (int root : roots(p, true))
-      for (std::size_t bb : {0, 1, 24, 20'000})
-        for (bool in_place : {false, true})
-          ASSERT_NO_FATAL_FAILURE(check_scatter(p, root, bb, in_place, next_order()));
+    for (auto algo : {RootedAlgorithm::binomial, RootedAlgorithm::linear})
+      for (int root : roots(p, true))
+        for (std::size_t bb : {0, 1, 24, 2'000})
+          for (bool in_place : {false, true})
+            ASSERT_NO_FATAL_FAILURE(check_scatter(p, root, bb, in_place, next_order(), algo));
 }
 
 TEST(ReduceScatterBlock, RecursiveHalvingAndRing) {
-  for (int p = 1; p <= kMaxRanks; ++p) {
-    for (std::size_t n : {0, 1, 3, 100})
-      for (const Kernel* k : kKernels)
-        for (bool in_place : {false, true})
-          ASSERT_NO_FATAL_FAILURE(check_reduce_scatter_block(p, n, *k, in_place, next_order()));
-    // Just reaches the ring threshold (256 KiB in total) for P >= 3.
-    const std::size_t large = 256 * 1024 / 4 / static_cast<std::size_t>(p) + 3;
-    for (bool in_place : {false, true})
-      ASSERT_NO_FATAL_FAILURE(
-          check_reduce_scatter_block(p, large, in_place ? kSum : kMax, in_place, next_order()));
-  }
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (auto algo : {ReduceScatterAlgorithm::recursive_halving, ReduceScatterAlgorithm::ring})
+      for (std::size_t n : {0, 1, 3, 100})
+        for (const Kernel* k : kKernels)
+          for (bool in_place : {false, true})
+            ASSERT_NO_FATAL_FAILURE(
+                check_reduce_scatter_block(p, n, *k, in_place, next_order(), algo));
 }
 
 // --- two collectives at once, and properties a wrong algorithm would break ---
@@ -496,7 +530,8 @@ TEST(Bcast, ScatterAllgatherSendsAtMostTwiceTheMessagePerRank) {
     std::vector<Bytes> buf(static_cast<std::size_t>(p), Bytes(kLargeBcast));
     GraphHarness h(p);
     h.add(0, [&](TaskGraph& g, int r) {
-      build_ibcast(g, ptr(buf[static_cast<std::size_t>(r)]), kLargeBcast, 0, Group{r, p});
+      build_ibcast(g, ptr(buf[static_cast<std::size_t>(r)]), kLargeBcast, 0, Group{r, p},
+                   BcastAlgorithm::scatter_allgather);
     });
     ASSERT_TRUE(h.run());
     // A binomial root would send ceil(log2 P) >= 3 whole messages. Here the root sends
@@ -515,7 +550,8 @@ TEST(Allreduce, RingSendsTwiceTheMessageTimesPMinusOneOverP) {
     GraphHarness h(p);
     h.add(0, [&](TaskGraph& g, int r) {
       const auto i = static_cast<std::size_t>(r);
-      build_iallreduce(g, ptr(in[i]), ptr(out[i]), count, kSum.op, Group{r, p});
+      build_iallreduce(g, ptr(in[i]), ptr(out[i]), count, kSum.op, Group{r, p},
+                       AllreduceAlgorithm::ring);
     });
     ASSERT_TRUE(h.run());
     const double ideal = 2.0 * (p - 1) / p * static_cast<double>(count * 4);
@@ -578,5 +614,95 @@ TEST(Schedule, WrapsTagsAndOrdersMessagesSharingAWireTag) {
   EXPECT_EQ(g.task(wrapped).waiting_on, 1u);  // after `first`, same peer and wire tag
   EXPECT_EQ(g.task(recv).waiting_on, 0u);     // receives are a separate channel
 }
+TEST(Allreduce, RabenseifnerSendsTwiceTheMessageTimesPMinusOneOverPInTwoLog2PSteps) {
+  for (int p : {4, 8, 16}) {
+    const auto np = static_cast<std::size_t>(p);
+    const std::size_t count = 10'007;
+    std::vector<Ints> in(np, Ints(count, 1)), out(np, Ints(count));
+    GraphHarness h(p);
+    h.add(0, [&](TaskGraph& g, int r) {
+      const auto i = static_cast<std::size_t>(r);
+      build_iallreduce(g, ptr(in[i]), ptr(out[i]), count, kSum.op, Group{r, p},
+                       AllreduceAlgorithm::rabenseifner);
+    });
+    ASSERT_TRUE(h.run(Order::jittered));
+    const double ideal = 2.0 * (p - 1) / p * static_cast<double>(count * 4);
+    for (int r = 0; r < p; ++r) {
+      EXPECT_NEAR(static_cast<double>(bytes_sent(h.net(), r)), ideal, 4.0 * p * 4)
+          << "P=" << p << " rank " << r;
+      EXPECT_EQ(sends_posted(h.net(), r), 2 * ceil_log2(p));
+      EXPECT_TRUE(std::all_of(out[static_cast<std::size_t>(r)].begin(),
+                              out[static_cast<std::size_t>(r)].end(),
+                              [p](std::int32_t v) { return v == p; }));
+    }
+  }
+}
+
+// MAX as a C compiler writes it: with a NaN the result depends on the operand order.
+void max_f64(const void* in, void* inout, std::size_t n) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (std::size_t i = 0; i < n; ++i) b[i] = a[i] > b[i] ? a[i] : b[i];
+}
+void max_f64_reversed(const void* in, void* inout, std::size_t n) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (std::size_t i = 0; i < n; ++i) b[i] = b[i] > a[i] ? b[i] : a[i];
+}
+
+TEST(Allreduce, EveryRankGetsTheSameBitsWithNaNsAndSignedZeros) {
+  const ReduceKernel op{max_f64, max_f64_reversed, 8};
+  const double specials[] = {std::nan("1"), std::nan("2"), -0.0, 0.0, 1.0, -1.0};
+  for (auto algo : {AllreduceAlgorithm::recursive_doubling, AllreduceAlgorithm::rabenseifner,
+                    AllreduceAlgorithm::ring}) {
+    for (int p = 2; p <= 9; ++p) {
+      SCOPED_TRACE(::testing::Message() << "P=" << p << " algorithm " << static_cast<int>(algo));
+      const auto np = static_cast<std::size_t>(p);
+      const std::size_t n = 64;
+      std::vector<std::vector<double>> in(np, std::vector<double>(n)), out = in;
+      for (std::size_t r = 0; r < np; ++r)
+        for (std::size_t i = 0; i < n; ++i) in[r][i] = specials[(i + r * 7 + i / 6) % 6];
+      GraphHarness h(p);
+      h.add(0, [&](TaskGraph& g, int r) {
+        const auto i = static_cast<std::size_t>(r);
+        build_iallreduce(g, in[i].data(), out[i].data(), n, op, Group{r, p}, algo);
+      });
+      ASSERT_TRUE(h.run(next_order()));
+      for (std::size_t r = 1; r < np; ++r)
+        ASSERT_EQ(std::memcmp(out[r].data(), out[0].data(), n * sizeof(double)), 0)
+            << "rank " << r << " differs from rank 0";
+    }
+  }
+}
+
+TEST(Allreduce, RecursiveDoublingNeedsOneTemporaryAtATime) {
+  const int p = 8;
+  const std::size_t n = 4096;  // ints
+  const auto np = static_cast<std::size_t>(p);
+  std::vector<Ints> in(np, Ints(n, 1)), out(np, Ints(n));
+  testing::FakeNetwork net(p);
+  std::vector<std::unique_ptr<TaskGraph>> gs;
+  for (int r = 0; r < p; ++r) {
+    gs.push_back(std::make_unique<TaskGraph>(net.endpoint(r, 0)));
+    build_iallreduce(*gs.back(), ptr(in[static_cast<std::size_t>(r)]),
+                     ptr(out[static_cast<std::size_t>(r)]), n, kSum.op, Group{r, p},
+                     AllreduceAlgorithm::recursive_doubling);
+    EXPECT_EQ(gs.back()->scratch_bytes(), 0u) << "nothing allocated before it starts";
+  }
+  std::size_t peak = 0;
+  for (int round = 0; round < 100; ++round) {
+    bool all = true;
+    for (auto& g : gs) {
+      g->advance();
+      peak = std::max(peak, g->scratch_bytes());
+      all = all && g->complete();
+    }
+    if (all) break;
+  }
+  for (auto& g : gs) ASSERT_TRUE(g->complete());
+  EXPECT_EQ(peak, n * 4) << "log2 P = 3 rounds share one temporary vector";
+  EXPECT_TRUE(std::all_of(out[3].begin(), out[3].end(), [](std::int32_t v) { return v == 8; }));
+}
+
 }  // namespace
 }  // namespace overlap::collectives

@@ -1,7 +1,8 @@
 // An in-memory network for testing task graphs and the scheduler without MPI. Sends
 // complete only once a matching receive took the data (rendezvous), so a schedule that
 // would only work thanks to eager buffering deadlocks here instead of passing by luck.
-// Every post is logged per rank, so tests can check the order tasks started in.
+// Every post is logged per rank, so tests can check the order tasks started in; the
+// tester counts its test_some calls (one per scheduler pass, not one per request).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -28,7 +30,7 @@ struct PostRecord {
 
 class FakeNetwork {
  public:
-  explicit FakeNetwork(int ranks) : log_(static_cast<std::size_t>(ranks)) {}
+  explicit FakeNetwork(int ranks) : log_(static_cast<std::size_t>(ranks)), tester_(*this) {}
 
   // A transport for `rank`; `context` separates collectives like a communicator + tag
   // space would.
@@ -48,6 +50,16 @@ class FakeNetwork {
   std::vector<PostRecord> log(int rank) const {
     std::lock_guard lock(mu_);
     return log_[static_cast<std::size_t>(rank)];
+  }
+  progress::RequestTester& tester() { return tester_; }
+  std::size_t test_calls() const {
+    std::lock_guard lock(mu_);
+    return test_calls_;
+  }
+  // Posted and not finished (cancelled receives count as finished once tested).
+  std::size_t operations_open() const {
+    std::lock_guard lock(mu_);
+    return ops_.size();
   }
   std::size_t messages_delivered() const {
     std::lock_guard lock(mu_);
@@ -69,6 +81,7 @@ class FakeNetwork {
     void* target;
     std::size_t bytes;
     bool delivered = false;
+    bool cancelled = false;
   };
 
   class Endpoint : public progress::Transport {
@@ -81,12 +94,42 @@ class FakeNetwork {
     progress::RequestSlot post_recv(void* buf, std::size_t bytes, int peer, int tag) override {
       return net_.post(Op{false, peer, rank_, context_, tag, nullptr, buf, bytes});
     }
-    bool test(progress::RequestSlot& slot) override { return net_.test(slot); }
+    progress::RequestTester& tester() override { return net_.tester_; }
 
    private:
     FakeNetwork& net_;
     int rank_, context_;
   };
+
+  class Tester : public progress::RequestTester {
+   public:
+    explicit Tester(FakeNetwork& net) : net_(net) {}
+    void test_some(std::span<progress::RequestSlot> slots, std::vector<std::size_t>& done,
+                   progress::RequestStatus* statuses) override {
+      {
+        std::lock_guard lock(net_.mu_);
+        ++net_.test_calls_;
+      }
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        if (!net_.test(slots[i])) continue;
+        done.push_back(i);
+        if (statuses != nullptr) statuses[i] = progress::RequestStatus{};
+      }
+    }
+    void cancel(progress::RequestSlot slot) override { net_.cancel(slot); }
+
+   private:
+    FakeNetwork& net_;
+  };
+
+  // A receive not matched yet is cancelled (finishes at its next test); others go on.
+  void cancel(progress::RequestSlot slot) {
+    std::lock_guard lock(mu_);
+    auto it = ops_.find(slot);
+    if (it == ops_.end() || it->second->is_send || it->second->delivered) return;
+    it->second->delivered = true;
+    it->second->cancelled = true;
+  }
 
   progress::RequestSlot post(Op op) {
     std::lock_guard lock(mu_);
@@ -155,6 +198,8 @@ class FakeNetwork {
   std::vector<std::vector<PostRecord>> log_;
   progress::RequestSlot next_id_ = 0;
   std::size_t delivered_ = 0;
+  std::size_t test_calls_ = 0;
+  Tester tester_;
 };
 
 }  // namespace overlap::testing

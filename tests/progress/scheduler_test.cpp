@@ -1,5 +1,6 @@
-// The scheduler and the engine against the fake network: interleaving of graphs,
-// collaborative progress from several threads, and wake-ups of the progress thread.
+// The scheduler and the engine against the fake network: interleaving of graphs, one
+// test per pass over everything in flight, requests posted by someone else, collaborative
+// progress from several threads, wake-ups of the progress thread and the rescue thread.
 // These tests also run under ThreadSanitizer (scripts/test --tsan).
 #include "progress/scheduler.hpp"
 
@@ -7,9 +8,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <dirent.h>
 
 #include "progress/fake_network.hpp"
 #include "progress/progress_engine.hpp"
@@ -67,6 +73,102 @@ TEST(Scheduler, AGraphStuckOnASlowLinkDoesNotHoldBackAnother) {
   (void)fast;
 }
 
+TEST(Scheduler, OnePassTestsEverythingInFlightInOneCall) {
+  testing::FakeNetwork net(2);
+  Scheduler s;
+  std::vector<std::unique_ptr<Exchange>> xs;
+  for (int i = 0; i < 20; ++i) {
+    xs.push_back(std::make_unique<Exchange>(net, i, 1, 0, i));
+    s.submit(xs.back()->receiver);  // 20 receives, nothing sent yet
+  }
+  s.progress();  // posts them all
+  const auto before = net.test_calls();
+  s.progress();
+  EXPECT_EQ(net.test_calls() - before, 1u) << "one test_some per pass, not one per request";
+  Scheduler other;
+  for (auto& x : xs) other.submit(x->sender);
+  for (int i = 0; i < 5 && s.in_flight() > 0; ++i) other.progress(), s.progress();
+  EXPECT_EQ(s.in_flight(), 0u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(xs[static_cast<std::size_t>(i)]->received, i);
+}
+
+TEST(Scheduler, DrivesRequestsItDidNotPostAndCallsBackOnce) {
+  testing::FakeNetwork net(2);
+  Scheduler s;
+  // A receive posted "by the application" (here: straight on an endpoint), handed over.
+  auto endpoint = net.endpoint(0, 7);
+  int value = 0;
+  const progress::RequestSlot slot = endpoint->post_recv(&value, sizeof value, 1, 3);
+  int calls = 0;
+  s.watch(net.tester(), slot, [&](const RequestStatus&) { ++calls; });
+  EXPECT_EQ(s.in_flight(), 1u);
+  // A graph in flight at the same time: both are tested in the same call.
+  Exchange x(net, 1, 1, 0, 5);
+  s.submit(x.receiver);
+  s.progress();
+  s.progress();
+  EXPECT_EQ(calls, 0);
+  auto sender = net.endpoint(1, 7);
+  int sent = 42;
+  progress::RequestSlot send_slot = sender->post_send(&sent, sizeof sent, 0, 3);
+  const auto before = net.test_calls();
+  s.progress();
+  EXPECT_EQ(net.test_calls() - before, 1u);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(value, 42);
+  s.progress();
+  EXPECT_EQ(calls, 1) << "called back once";
+  EXPECT_EQ(s.in_flight(), 1u) << "the graph is still waiting for its sender";
+  Scheduler other;
+  other.submit(x.sender);
+  for (int i = 0; i < 5 && s.in_flight() > 0; ++i) other.progress(), s.progress();
+  EXPECT_EQ(s.in_flight(), 0u);
+  std::vector<progress::RequestSlot> sends{send_slot};
+  std::vector<std::size_t> done;
+  net.tester().test_some(sends, done, nullptr);
+  EXPECT_EQ(done.size(), 1u) << "the application's send completed too";
+}
+
+TEST(Scheduler, GraphsStartInSubmissionOrderPass) {
+  // Two graphs whose gates open in the same pass start in the order they were submitted.
+  testing::FakeNetwork net(2);
+  Scheduler s;
+  int a = 1, b = 2;
+  auto first = std::make_shared<TaskGraph>(net.endpoint(0, 1));
+  first->send(&a, sizeof a, 1, 0);
+  auto second = std::make_shared<TaskGraph>(net.endpoint(0, 2));
+  second->send(&b, sizeof b, 1, 0);
+  bool open = false;
+  first->start_when([&] { return open; });
+  second->start_when([&] { return open; });
+  s.submit(first);
+  s.submit(second);
+  s.progress();
+  EXPECT_TRUE(net.log(0).empty());
+  open = true;
+  s.progress();
+  const auto log = net.log(0);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].context, 1);
+  EXPECT_EQ(log[1].context, 2);
+}
+
+TEST(Scheduler, AbandonAllCancelsReceivesAndKeepsGraphsWhoseSendsNeverFinish) {
+  testing::FakeNetwork net(2);
+  Scheduler s;
+  Exchange lonely_recv(net, 1, 1, 0, 1), lonely_send(net, 2, 0, 1, 2);
+  s.submit(lonely_recv.receiver);  // nobody ever sends
+  s.submit(lonely_send.sender);    // nobody ever receives (rendezvous: never finishes)
+  s.progress();
+  const auto report = s.abandon_all(std::chrono::milliseconds(20));
+  EXPECT_EQ(report.abandoned, 2u);
+  EXPECT_EQ(report.stuck, 1u);
+  EXPECT_TRUE(lonely_recv.receiver->complete());
+  EXPECT_TRUE(lonely_recv.receiver->abandoned());
+  EXPECT_FALSE(lonely_send.sender->complete());
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
 TEST(Scheduler, ReentrantPassReturnsZeroInsteadOfDeadlocking) {
   testing::FakeNetwork net(1);
   Scheduler s;
@@ -84,7 +186,8 @@ TEST(Scheduler, WaitForWorkSeesASubmitThatRacesWithIt) {
   for (int round = 0; round < 200; ++round) {
     Scheduler s;
     std::atomic<bool> woke{false};
-    std::thread waiter([&] { woke = s.wait_for_work(); });
+    std::stop_source never;
+    std::thread waiter([&] { woke = s.wait_for_work(never.get_token()); });
     if (round % 2 == 0) std::this_thread::yield();
     s.submit(std::make_shared<TaskGraph>(net.endpoint(0, round)));
     waiter.join();
@@ -200,6 +303,90 @@ TEST(Engine, SharedThreadSleepsWhenIdleAndBacksOffWhileWaiting) {
   EXPECT_TRUE(wait_until([&] { return stuck.receiver->complete(); }));
 }
 
+TEST(Engine, RescueThreadProgressesWorkNobodyElseDoes) {
+  EngineConfig config;
+  config.policy = ProgressPolicy::caller;
+  config.rescue = true;
+  config.rescue_after = std::chrono::milliseconds(5);
+  config.backoff.min_sleep = 10us;
+  int rescues = 0;
+  ThreadHooks hooks;
+  hooks.first_rescue = [&] { ++rescues; };
+  ProgressEngine e;
+  ASSERT_EQ(e.start(config, hooks), "");
+  testing::FakeNetwork net(2);
+  // A three-step exchange: each step needs a pass after the previous one finished, and
+  // nobody here ever calls progress() on `e` (like an application blocked in MPI_Recv).
+  std::int32_t v = 0, w = 0, back = 0;
+  auto g = std::make_shared<TaskGraph>(net.endpoint(0, 0));
+  const TaskId a = g->recv(&v, 4, 1, 0);
+  const TaskId b = g->send(&v, 4, 1, 1, {a});
+  g->recv(&back, 4, 1, 2, {b});
+  e.submit(g);
+  Scheduler peer;
+  auto h = std::make_shared<TaskGraph>(net.endpoint(1, 0));
+  w = 9;
+  h->send(&w, 4, 0, 0);
+  const TaskId c = h->recv(&w, 4, 0, 1);
+  h->send(&w, 4, 0, 2, {c});
+  peer.submit(h);
+  ASSERT_TRUE(wait_until([&] {
+    peer.progress();
+    return g->complete();
+  }));
+  EXPECT_EQ(back, 9);
+  EXPECT_GT(e.thread_stats().rescue_passes, 0u);
+  EXPECT_EQ(rescues, 1) << "told once";
+}
+
+// Lists the names of this process's threads.
+std::vector<std::string> thread_names() {
+  std::vector<std::string> names;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return names;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  closedir(dir);
+  return names;
+}
+
+TEST(Engine, ProgressThreadIsNamed) {
+  EngineConfig config;
+  config.policy = ProgressPolicy::shared;
+  ProgressEngine e(config);
+  ASSERT_TRUE(e.error().empty());
+  bool found = false;
+  // The thread names itself first thing; give it the time to run that far.
+  for (int i = 0; i < 2000 && !found; ++i) {
+    for (const auto& n : thread_names()) found = found || n == "ovx-progress";
+    if (!found) std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Engine, RestartsWithAnotherPolicyKeepingWhatIsInFlight) {
+  EngineConfig config;
+  config.policy = ProgressPolicy::shared;
+  ProgressEngine e(config);
+  testing::FakeNetwork net(2);
+  Exchange x(net, 0, 1, 0, 77);
+  e.submit(x.receiver);
+  e.stop();
+  config.policy = ProgressPolicy::caller;
+  ASSERT_EQ(e.start(config), "");
+  EXPECT_EQ(e.policy(), ProgressPolicy::caller);
+  Scheduler other;
+  other.submit(x.sender);
+  other.progress();
+  e.wait(*x.receiver);
+  EXPECT_EQ(x.received, 77);
+}
+
 TEST(Backoff, DoublesWhileIdleAndResetsOnWork) {
   Backoff b({10us, 80us});
   EXPECT_EQ(b.next(0), 20us);
@@ -227,8 +414,15 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   setenv("OVERLAP_SHARED_MAX_SLEEP_US", "1x", 1);
   EXPECT_NE(config_from_environment(std::nullopt).error.find("OVERLAP_SHARED_MAX_SLEEP_US='1x'"),
             std::string::npos);
-  unsetenv("OVERLAP_PROGRESS");
   unsetenv("OVERLAP_SHARED_MAX_SLEEP_US");
+  setenv("OVERLAP_CALLER_RESCUE_MS", "0", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).error,
+            "OVERLAP_CALLER_RESCUE_MS='0' is not an integer in 1..60000");
+  setenv("OVERLAP_CALLER_RESCUE_MS", "250", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).config.rescue_after,
+            std::chrono::milliseconds(250));
+  unsetenv("OVERLAP_CALLER_RESCUE_MS");
+  unsetenv("OVERLAP_PROGRESS");
 }
 
 }  // namespace

@@ -36,9 +36,9 @@ TEST(TaskGraph, ReduceWaitsForItsReceiveAndSendWaitsForReduce) {
   std::int32_t a0 = 5, a1 = 7, got = 0, back = 0;
   TaskGraph r0(net.endpoint(0, 0)), r1(net.endpoint(1, 0));
   // rank 0: recv x from 1, a0 += x, send a0 back
-  auto* tmp = reinterpret_cast<std::int32_t*>(r0.scratch(sizeof(std::int32_t)));
+  const Buf tmp = r0.scratch(sizeof(std::int32_t));
   const TaskId rv = r0.recv(tmp, 4, 1, 0);
-  const TaskId red = r0.reduce(tmp, &a0, 1, add_ints, {rv});
+  const TaskId red = r0.reduce(tmp, &a0, 1, ReduceOp{add_ints, 4}, {rv});
   r0.send(&a0, 4, 1, 1, {red});
   // rank 1: send a1, then receive the sum
   r1.send(&a1, 4, 0, 0);
@@ -81,12 +81,6 @@ TEST(TaskGraph, EmptyGraphCompletesAndCallsBackOnce) {
   EXPECT_EQ(calls, 1);
 }
 
-}  // namespace
-}  // namespace overlap::progress
-
-namespace overlap::progress {
-namespace {
-
 TEST(TaskGraph, NothingStartsBeforeTheGateOpens) {
   testing::FakeNetwork net(2);
   TaskGraph g(net.endpoint(0, 0));
@@ -99,6 +93,60 @@ TEST(TaskGraph, NothingStartsBeforeTheGateOpens) {
   open = true;
   EXPECT_GT(g.advance(), 0);
   EXPECT_EQ(net.log(0).size(), 1u);
+}
+
+TEST(TaskGraph, ScratchExistsOnlyWhileATaskUsingItRuns) {
+  testing::FakeNetwork net(2);
+  TaskGraph g0(net.endpoint(0, 0)), g1(net.endpoint(1, 0));
+  std::int32_t mine = 3, theirs = 4;
+  const Buf tmp = g0.scratch(1 << 20);     // large: the point is that it is not there
+  const Buf unused = g0.scratch(1 << 20);  // no task uses it: never allocated
+  (void)unused;
+  const TaskId got = g0.recv(tmp, 4, 1, 0);
+  g0.reduce(tmp, &mine, 1, ReduceOp{add_ints, 4}, {got});
+  EXPECT_EQ(g0.scratch_bytes(), 0u) << "nothing may be allocated at build time";
+  g0.advance();
+  EXPECT_EQ(g0.scratch_bytes(), std::size_t{1} << 20) << "the posted receive needs it";
+  g1.send(&theirs, 4, 0, 0);
+  run({&g0, &g1});
+  EXPECT_EQ(mine, 7);
+  EXPECT_EQ(g0.scratch_bytes(), 0u) << "freed after its last user finished";
+}
+
+TEST(TaskGraph, ALongReductionRunsInPiecesOfTheBudget) {
+  testing::FakeNetwork net(1);
+  TaskGraph g(net.endpoint(0, 0));
+  const std::size_t n = 3 * (kLocalBudgetBytes / 4) + 5;  // three budgets and a bit
+  std::vector<std::int32_t> in(n, 1), acc(n, 2);
+  g.reduce(in.data(), acc.data(), n, ReduceOp{add_ints, 4});
+  int calls = 0;
+  while (!g.complete()) {
+    g.start_ready();
+    ++calls;
+    ASSERT_LE(calls, 10);
+  }
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(acc.front(), 3);
+  EXPECT_EQ(acc.back(), 3);
+}
+
+TEST(TaskGraph, AbandonCancelsReceivesAndStartsNothingMore) {
+  testing::FakeNetwork net(2);
+  TaskGraph g(net.endpoint(0, 0));
+  int x = 0, y = 0;
+  const TaskId r = g.recv(&x, sizeof x, 1, 0);
+  g.send(&y, sizeof y, 1, 1, {r});
+  int completions = 0;
+  g.on_complete([&] { ++completions; });
+  g.advance();
+  EXPECT_EQ(net.log(0).size(), 1u);
+  g.abandon();
+  g.advance();  // the cancelled receive finishes; the send never starts
+  EXPECT_TRUE(g.complete());
+  EXPECT_TRUE(g.abandoned());
+  EXPECT_EQ(completions, 1);
+  EXPECT_EQ(net.log(0).size(), 1u);
+  EXPECT_EQ(net.operations_open(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+// Which algorithm a collective uses, from a latency-bandwidth (Hockney) model that every
+// rank evaluates on arguments all ranks agree on (bytes, P), so all ranks choose alike.
+//
+// A message of n bytes costs kLatencyBytes + n: times are in units of "one byte on the
+// wire", and the per-message latency is the number of bytes a link moves meanwhile. With
+// 64 KiB (about 6 us at 10 GB/s, 50 us at 1 GB/s) the model reproduces, at P = 4, the
+// thresholds the algorithms were first given by hand (recursive doubling up to 256 KiB,
+// scatter + allgather broadcast from 512 KiB, ring allgather from 128 KiB in total); at
+// large P it keeps the ring algorithms, whose P - 1 steps each pay a latency, for blocks
+// large enough to amortise them (a ring allreduce of 256 KiB at P = 1024 would move
+// 256-byte blocks in 2046 latency-bound steps: Rabenseifner's log2 P steps win).
+// Pure functions; unit-tested in tests/collectives/cost_model_test.cpp.
+#pragma once
+
+#include <cstddef>
+
+namespace overlap::collectives {
+
+inline constexpr double kLatencyBytes = 64.0 * 1024;
+// Local copies cost this fraction of a network byte (Bruck's two whole-buffer copies).
+inline constexpr double kCopyWeight = 0.25;
+
+enum class AllreduceAlgorithm { recursive_doubling, rabenseifner, ring };
+enum class BcastAlgorithm { binomial, scatter_allgather };
+enum class ReduceAlgorithm { binomial, reduce_scatter_gather };
+enum class AllgatherAlgorithm { bruck, ring };
+enum class ReduceScatterAlgorithm { recursive_halving, ring };
+enum class RootedAlgorithm { binomial, linear };  // gather, scatter
+
+// `bytes` is the whole vector, `count` its elements.
+AllreduceAlgorithm choose_allreduce(std::size_t bytes, std::size_t count, int p);
+BcastAlgorithm choose_bcast(std::size_t bytes, int p);
+ReduceAlgorithm choose_reduce(std::size_t bytes, std::size_t count, int p);
+// `block` is one rank's block.
+AllgatherAlgorithm choose_allgather(std::size_t block, int p);
+ReduceScatterAlgorithm choose_reduce_scatter_block(std::size_t block, int p);
+RootedAlgorithm choose_gather(std::size_t block, int p);
+RootedAlgorithm choose_scatter(std::size_t block, int p);
+
+// Segments of a pipelined binomial broadcast (P > 2): about 64 KiB each.
+std::size_t bcast_segments(std::size_t bytes, int p);
+
+}  // namespace overlap::collectives
