@@ -1,9 +1,11 @@
 #include "collectives/comm_context.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "collectives/algorithms.hpp"
@@ -22,16 +24,21 @@ Registry& registry() {
   static Registry* r = [] {
     // Registered once, whichever layer started the engine.
     progress::add_sweeper(sweep_contexts);
-    progress::add_stop_hook(release_all_contexts);
+    progress::add_finalize_hook(release_all_contexts);
     return new Registry;
   }();
   return *r;
 }
 
 // Called by MPI when the application frees its communicator (or MPI_Finalize frees
-// MPI_COMM_WORLD's attributes): no MPI call here, the duplicate goes at a safe point.
+// MPI_COMM_WORLD's attributes). The duplicate itself goes at a safe point; only a
+// duplicate still being made is finished here, while the application's communicator
+// still exists: Open MPI 4.1 crashes when a communicator is freed before an
+// MPI_Comm_idup of it completed (checked; MPI says pending operations complete normally).
+// Not during MPI_Finalize: nothing may wait there.
 int delete_attr(MPI_Comm, int, void* value, void*) {
   auto* ctx = static_cast<std::shared_ptr<CommContext>*>(value);
+  if (!progress::mpi_finalizing()) (*ctx)->finish_duplicate();
   (*ctx)->mark_user_freed();
   delete ctx;
   progress::request_sweep();
@@ -68,14 +75,32 @@ int CommContext::tag_base(std::uint64_t seq) const {
   return static_cast<int>(seq % static_cast<std::uint64_t>(ranges_)) * kTagsPerCollective;
 }
 
+bool CommContext::test_idup_locked() {
+  int done = 0;
+  testing_.store(std::this_thread::get_id());
+  PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
+  testing_.store(std::thread::id());
+  return done != 0;
+}
+
+void CommContext::finish_duplicate() {
+  // MPICH runs the delete callback when the communicator really goes, which can be when
+  // our own test completes the duplicate (it held the last reference): nothing to wait
+  // for then, and idup_mu_ is ours already.
+  if (testing_.load() == std::this_thread::get_id()) return;
+  std::lock_guard lock(idup_mu_);
+  if (ready_.load(std::memory_order_acquire) || idup_ == MPI_REQUEST_NULL) return;
+  PMPI_Wait(&idup_, MPI_STATUS_IGNORE);
+  PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
+  ready_.store(true, std::memory_order_release);
+}
+
 bool CommContext::ready() {
   if (ready_.load(std::memory_order_acquire)) return true;
   std::unique_lock lock(idup_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   if (ready_.load(std::memory_order_acquire)) return true;
-  int done = 0;
-  PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
-  if (!done) return false;
+  if (!test_idup_locked()) return false;
   // A failed send inside a collective cannot be handed back to anyone: abort with MPI's
   // error string rather than leave the application waiting forever.
   PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
@@ -117,22 +142,14 @@ std::size_t CommContext::in_flight() const {
   return waiting_.size() + running_.size();
 }
 
-bool CommContext::release(bool wait) {
+bool CommContext::release() {
   if (released_.load()) return true;
   int finalized = 0;
   PMPI_Finalized(&finalized);
   if (finalized) return true;
   {
     std::lock_guard lock(idup_mu_);
-    if (idup_ != MPI_REQUEST_NULL) {
-      int done = 0;
-      if (wait) {
-        PMPI_Wait(&idup_, MPI_STATUS_IGNORE);
-      } else {
-        PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
-        if (!done) return false;
-      }
-    }
+    if (idup_ != MPI_REQUEST_NULL && !test_idup_locked()) return false;
   }
   if (dup_ != MPI_COMM_NULL) PMPI_Comm_free(&dup_);
   released_.store(true);
@@ -147,11 +164,7 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
-  if (found) {
-    auto cached = *static_cast<std::shared_ptr<CommContext>*>(value);
-    if (!cached->released()) return cached;
-    // Left over from before the engine stopped: replaced below (set_attr deletes the old).
-  }
+  if (found) return *static_cast<std::shared_ptr<CommContext>*>(value);
 
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -187,7 +200,7 @@ void sweep_contexts() {
   bool pending = false;
   std::erase_if(reg.contexts, [&](const std::shared_ptr<CommContext>& ctx) {
     if (!ctx->user_freed() || ctx->in_flight() > 0) return false;
-    if (ctx->release(false)) return true;
+    if (ctx->release()) return true;
     pending = true;  // still being duplicated: look again at the next safe point
     return false;
   });
@@ -197,8 +210,17 @@ void sweep_contexts() {
 void release_all_contexts() {
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);
-  for (auto& ctx : reg.contexts) ctx->release(true);
-  reg.contexts.clear();
+  // A duplicate still being made gets a little time (each test progresses MPI; every rank
+  // that called the collective is in MPI_Finalize too) but no wait without end: only an
+  // erroneous program (a rank that never joined the communicator's first collective)
+  // leaves one for good, and that must not hang MPI_Finalize. Such a one is left to MPI.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    std::erase_if(reg.contexts,
+                  [](const std::shared_ptr<CommContext>& ctx) { return ctx->release(); });
+    if (reg.contexts.empty() || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 }  // namespace overlap::collectives

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace overlap::collectives {
 
@@ -58,9 +59,11 @@ class CommContext {
 
   void mark_user_freed() { user_freed_.store(true); }
   bool user_freed() const { return user_freed_.load(); }
-  // Frees the duplicate (safe points only). With `wait` false it does nothing and returns
-  // false while the duplicate is still being made.
-  bool release(bool wait);
+  // Frees the duplicate (safe points only); does nothing and returns false while the
+  // duplicate is still being made.
+  bool release();
+  // Waits until the duplicate exists (the application's communicator is being freed).
+  void finish_duplicate();
   bool released() const { return released_.load(); }
 
  private:
@@ -68,10 +71,14 @@ class CommContext {
   // True once the duplicate exists. Only try-locks: MPI_Test may re-enter liboverlap
   // through the MPI progress hook.
   bool ready();
+  // PMPI_Test of the duplication, idup_mu_ held; records the testing thread (see
+  // finish_duplicate).
+  bool test_idup_locked();
 
   MPI_Comm dup_ = MPI_COMM_NULL;
   MPI_Request idup_ = MPI_REQUEST_NULL;
   std::mutex idup_mu_;
+  std::atomic<std::thread::id> testing_{};  // the thread inside PMPI_Test of idup_
   std::atomic<bool> ready_{false};
   std::atomic<std::uint64_t> next_seq_{0};
   mutable std::mutex mu_;            // guards the two sets
@@ -90,8 +97,8 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
 // Frees the duplicates of communicators the application freed, once nothing runs on them.
 // Safe points only (engine_runtime sweeps).
 void sweep_contexts();
-// Frees every duplicate; runs when the engine stops. A released context is replaced by a
-// fresh one if liboverlap is started again.
+// Frees every duplicate that exists; runs at MPI_Finalize. (Stopping the engine keeps
+// them: a rank that restarts liboverlap must find the communicators the others use.)
 void release_all_contexts();
 
 }  // namespace overlap::collectives

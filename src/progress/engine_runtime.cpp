@@ -21,15 +21,16 @@ constexpr std::chrono::milliseconds kFinalizeGrace{2000};
 
 struct Runtime {
   std::mutex mu;
-  ProgressEngine engine;                          // the one engine; outlives every request
-  std::unique_ptr<MpiProgressHook> hook;          // guarded by mu
-  int uses = 0;                                   // guarded by mu
-  bool started = false;                           // guarded by mu
-  int self_keyval = MPI_KEYVAL_INVALID;           // guarded by mu
-  std::vector<std::function<void()>> stop_hooks;  // guarded by mu
+  ProgressEngine engine;                              // the one engine; outlives every request
+  std::unique_ptr<MpiProgressHook> hook;              // guarded by mu
+  int uses = 0;                                       // guarded by mu
+  bool started = false;                               // guarded by mu
+  int self_keyval = MPI_KEYVAL_INVALID;               // guarded by mu
+  std::vector<std::function<void()>> finalize_hooks;  // guarded by mu
   std::atomic<ProgressEngine*> running{nullptr};
   std::atomic<bool> draining{false};  // no users left, work still in flight
   std::atomic<int> users{0};
+  std::atomic<bool> finalizing{false};
 
   std::mutex sweep_mu;
   std::vector<std::function<void()>> sweepers;  // guarded by sweep_mu
@@ -62,7 +63,6 @@ void stop_locked(Runtime& r) {
   r.started = false;
   r.draining.store(false);
   r.users.store(0);
-  for (auto& h : r.stop_hooks) h();
 }
 
 void maybe_stop_locked(Runtime& r) {
@@ -77,8 +77,12 @@ void maybe_stop_locked(Runtime& r) {
 // MPI_Finalize deletes the attributes of MPI_COMM_SELF first, with MPI still fully usable.
 int on_mpi_finalize(MPI_Comm, int, void*, void*) {
   Runtime& r = rt();
+  r.finalizing.store(true);
   std::lock_guard lock(r.mu);
-  if (!r.started) return MPI_SUCCESS;
+  if (!r.started) {
+    for (auto& h : r.finalize_hooks) h();
+    return MPI_SUCCESS;
+  }
   r.running.store(nullptr, std::memory_order_release);
   r.hook.reset();
   r.engine.stop();  // this thread alone drives what is left
@@ -95,6 +99,7 @@ int on_mpi_finalize(MPI_Comm, int, void*, void*) {
   }
   sweep();
   stop_locked(r);
+  for (auto& h : r.finalize_hooks) h();
   return MPI_SUCCESS;
 }
 
@@ -248,11 +253,13 @@ void add_sweeper(std::function<void()> s) {
 
 void request_sweep() { rt().sweep_requested.store(true); }
 
-void add_stop_hook(std::function<void()> hook) {
+void add_finalize_hook(std::function<void()> hook) {
   Runtime& r = rt();
   std::lock_guard lock(r.mu);
-  r.stop_hooks.push_back(std::move(hook));
+  r.finalize_hooks.push_back(std::move(hook));
 }
+
+bool mpi_finalizing() { return rt().finalizing.load(); }
 
 std::string progress_mechanism() {
   Runtime& r = rt();

@@ -8,6 +8,9 @@
 //  - It runs while it has users or work in flight. When the last user leaves with work
 //    still in flight, the engine keeps driving it (requests stay valid and complete) and
 //    stops at the first safe point after that work drained, or at MPI_Finalize.
+//  - Stopping it (no user, nothing in flight) joins its thread and unhooks it from MPI;
+//    what the layers built with MPI (communicator duplicates) stays for a restart: a
+//    restart on one rank only must find the same communicators the others still use.
 //  - MPI_Finalize stops it for good (an attribute on MPI_COMM_SELF, whose delete
 //    callback MPI runs first thing in MPI_Finalize, with MPI still usable). Work still in
 //    flight then is erroneous: it is abandoned (receives cancelled, requests completed
@@ -53,9 +56,12 @@ void safe_point();
 // delete callback); it runs at the next safe point, or in the progress thread.
 void add_sweeper(std::function<void()> sweep);
 void request_sweep();
-// Runs whenever the engine stops (before MPI is finalized): layers free what they
-// created with MPI (communicators). Registered once per layer.
-void add_stop_hook(std::function<void()> hook);
+// Runs once, at MPI_Finalize (with MPI still usable), after the engine stopped: layers
+// free what they created with MPI (communicators). Registered once per layer.
+void add_finalize_hook(std::function<void()> hook);
+// True from the start of liboverlap's part of MPI_Finalize on: attribute callbacks MPI
+// runs during MPI_Finalize must not wait for anything.
+bool mpi_finalizing();
 
 // How MPI calls reach the engine in this process (for diagnostics).
 std::string progress_mechanism();
