@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "verdict.hpp"
+#include "watchdog.hpp"
 
 namespace {
 
@@ -77,38 +78,6 @@ std::string error_string(int code) {
   MPI_Error_string(code, text, &len);
   return std::string(text, static_cast<std::size_t>(len));
 }
-
-// Ends a hang with a message instead of a silent ctest timeout.
-class Watchdog {
- public:
-  Watchdog(int seconds, std::string scenario)
-      : scenario_(std::move(scenario)), thread_([this, seconds] { watch(seconds); }) {}
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
-
- private:
-  void watch(int seconds) {
-    std::unique_lock lock(mu_);
-    if (cv_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) return;
-    std::fprintf(stderr, "rank %d: FAIL: %s did not finish within %d s (hang)\n", g_rank,
-                 scenario_.c_str(), seconds);
-    std::fflush(stderr);
-    std::_Exit(3);  // MPI_Abort could itself hang behind the stuck call
-  }
-  std::string scenario_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;  // last
-};
 
 // Captures what this process writes to stderr between construction and text().
 class StderrCapture {
@@ -673,7 +642,8 @@ int main(int argc, char** argv) {
   }
   const std::string scenario = argv[1];
   const int timeout = argc >= 4 && std::string(argv[2]) == "--timeout" ? std::atoi(argv[3]) : 60;
-  Watchdog watchdog(timeout, scenario);
+  ovx_test::Watchdog watchdog(
+      timeout, [scenario] { return "rank " + std::to_string(g_rank) + ": " + scenario; });
   if (scenario == "before-init") before_init();
   int provided = 0;
 #if defined(MPICH)
