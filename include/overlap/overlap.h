@@ -62,9 +62,11 @@ int OVX_Get_progress(OVX_Progress* policy);
 int OVX_Poll(int* work);
 /* "caller", "shared", "dedicated" or "default". */
 const char* OVX_Progress_name(OVX_Progress policy);
-/* Gives up a collective without waiting for it (error paths, e.g. C++ exception
- * unwinding, where waiting could hang): its receives are cancelled, so nothing writes its
- * buffers any more; sends already handed to MPI may still read theirs until they finish.
+/* Gives up a collective without waiting for it to complete (error paths, e.g. C++
+ * exception unwinding, where waiting could hang): its receives are cancelled, and it
+ * returns once they are gone (a receive already matched finishes instead; at most 10 s),
+ * so nothing writes its buffers any more; sends already handed to MPI may still read
+ * theirs until they finish.
  * Frees the request (*request becomes MPI_REQUEST_NULL). Like abandoning any collective
  * in MPI, it leaves the other ranks' side undefined: later collectives on the
  * communicator are undefined too. Returns MPI_ERR_REQUEST, calling no error handler and

@@ -1,8 +1,10 @@
 #include "progress/generalized_request.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "progress/mpi_errors.hpp"
@@ -126,12 +128,24 @@ int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph>
 
 int abandon_generalized_request(MPI_Request* request) {
   if (request == nullptr || *request == MPI_REQUEST_NULL) return MPI_ERR_REQUEST;
+  std::shared_ptr<TaskGraph> graph;
+  ProgressEngine* engine = nullptr;
   {
     std::lock_guard lock(registry().mu);
     const auto it = registry().live.find(to_slot(*request));
     if (it == registry().live.end()) return MPI_ERR_REQUEST;
     it->second->abandoning.store(true);
-    it->second->graph->abandon();
+    graph = it->second->graph;
+    engine = it->second->engine;
+  }
+  graph->abandon();
+  // Until the receives are cancelled and finished, MPI may still write the buffers (a
+  // receive already matched completes instead of being cancelled): drive passes until
+  // then, for at most 10 s (a peer that died mid-message would hold it for ever).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!graph->complete() && !(graph->abandon_handled() && graph->receives_running() == 0) &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (engine->progress() == 0) std::this_thread::yield();
   }
   // MPICH calls release() right here, Open MPI once the graph completed the request.
   return PMPI_Request_free(request);

@@ -116,14 +116,14 @@ int TaskGraph::start_ready(std::size_t budget) {
   int work = 0;
   if (abandoned()) {
     // Once, under the pass: drop what has not started, cancel posted receives.
-    if (!abandon_handled_) {
-      abandon_handled_ = true;
+    if (!abandon_done_.load(std::memory_order_relaxed)) {
       ready_.clear();
       local_.clear();
       started_ = true;
       for (TaskId id : running_) {
         if (tasks_[id].kind == TaskKind::recv) tester().cancel(tasks_[id].request);
       }
+      abandon_done_.store(true, std::memory_order_release);
       ++work;
     }
     check_complete();
@@ -167,6 +167,7 @@ int TaskGraph::post_ready() {
       case TaskKind::recv:
         t.request = transport_->post_recv(at(t.dst), t.size, t.peer, t.tag);
         running_.push_back(id);
+        receives_running_.fetch_add(1, std::memory_order_acq_rel);
         ++work;
         break;
       case TaskKind::reduce:
@@ -203,6 +204,7 @@ void TaskGraph::network_done(TaskId id) {
   *it = running_.back();
   running_.pop_back();
   tasks_[id].request = 0;
+  if (tasks_[id].kind == TaskKind::recv) receives_running_.fetch_sub(1, std::memory_order_acq_rel);
   if (abandoned()) {
     release(tasks_[id]);
     check_complete();

@@ -81,6 +81,10 @@ class TaskGraph {
   // happens in the next start_ready.
   void abandon();
   bool abandoned() const { return abandoned_.load(std::memory_order_acquire); }
+  // Receives posted and not finished (an abandoned graph's buffers are safe once this is
+  // 0 after abandon() was handled). Any thread may ask.
+  int receives_running() const { return receives_running_.load(std::memory_order_acquire); }
+  bool abandon_handled() const { return abandon_done_.load(std::memory_order_acquire); }
 
   // Scratch bytes allocated right now (tests check the lazy allocation).
   std::size_t scratch_bytes() const { return scratch_live_bytes_; }
@@ -113,8 +117,9 @@ class TaskGraph {
   std::vector<TaskId> running_;
   std::size_t finished_ = 0;
   bool started_ = false;
-  bool abandon_handled_ = false;
+  std::atomic<bool> abandon_done_{false};
   std::atomic<bool> abandoned_{false};
+  std::atomic<int> receives_running_{0};
   std::atomic<bool> complete_{false};
   std::vector<std::function<void()>> on_complete_;
   std::function<bool()> gate_;

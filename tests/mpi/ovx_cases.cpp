@@ -249,7 +249,6 @@ std::string compare(const Combo& c, const unsigned char* got, const unsigned cha
   return {};
 }
 
-
 int draw_count(Rng& rng, int coll, int max_total) {
   const auto r = rng() % 100;
   int n = 0;
@@ -441,6 +440,18 @@ void start(Running& r, const Case& c, const std::vector<Combo>& combos,
 
 // After the OVX request completed: MPI's own collective on the saved copy, then the
 // comparison. Returns "" or what differs.
+// A hash of the data fields (not the padding) of the first n elements.
+std::uint64_t field_hash(const Combo& c, const unsigned char* data, std::size_t n) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const Field& f : c.fields) {
+      const unsigned char* p = data + i * c.extent + f.offset;
+      for (std::size_t b = 0; b < kind_size(f.kind); ++b) h = (h ^ p[b]) * 1099511628211ULL;
+    }
+  }
+  return h;
+}
+
 std::string finish(Running& r, const char* phase) {
   Buffers mpi = r.before;
   check_rc(call(r.c, *r.combo, r.shape, mpi, r.root, r.comm, nullptr), "the MPI reference");
@@ -449,6 +460,15 @@ std::string finish(Running& r, const char* phase) {
   std::string diff =
       compare(*r.combo, r.ovx.recv.data(), mpi.recv.data(), r.shape.result_elems, size);
   if (diff.empty() && r.ovx.send != r.before.send) diff = "the send buffer was modified";
+  // Stricter than MPI's own (which may round differently on different ranks): every rank
+  // of an allreduce holds the same bits, also for the inexact sums.
+  if (r.c.coll == kAllreduce) {
+    const std::uint64_t h = field_hash(*r.combo, r.ovx.recv.data(), r.shape.result_elems);
+    std::uint64_t lo = h, hi = h;
+    check_rc(MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, r.comm), "MPI_Allreduce of hashes");
+    check_rc(MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, r.comm), "MPI_Allreduce of hashes");
+    if (diff.empty() && lo != hi) diff = "the ranks' results differ in their bits";
+  }
   if (diff.empty()) return {};
   return describe(r, size, phase) + ": " + diff;
 }

@@ -74,10 +74,11 @@ enum Coll : int {
   kReduceScatterBlock,
   kCollectives
 };
-inline const char* const kCollName[] = {"OVX_Ibarrier",   "OVX_Ibcast",     "OVX_Ireduce",
-                                 "OVX_Iallreduce", "OVX_Iallgather", "OVX_Ialltoall",
-                                 "OVX_Igather",    "OVX_Iscatter",   "OVX_Ireduce_scatter_block"};
-inline const char* const kCommName[] = {"MPI_COMM_WORLD", "dup of MPI_COMM_WORLD", "half of a split"};
+inline const char* const kCollName[] = {
+    "OVX_Ibarrier",  "OVX_Ibcast",  "OVX_Ireduce",  "OVX_Iallreduce",           "OVX_Iallgather",
+    "OVX_Ialltoall", "OVX_Igather", "OVX_Iscatter", "OVX_Ireduce_scatter_block"};
+inline const char* const kCommName[] = {"MPI_COMM_WORLD", "dup of MPI_COMM_WORLD",
+                                        "half of a split"};
 
 // Plain ints, so a case is broadcast as MPI_INT[kCaseInts].
 struct Case {

@@ -11,10 +11,12 @@
 // what MPI defines: integer results bit for bit; floating-point data are small integers or
 // powers of two, so every reduction order gives the exact same result, except in the
 // "arbitrary double" cases, compared within a relative 1e-12 * P (values in [1, 2), so
-// no cancellation). Data avoid ranges where MPI libraries are known to be wrong
-// (unsigned MAX/MIN above 2^(n-1), overflowing 8/16-bit sums; see reduction_test.cpp),
-// since there MPI, not OVX, would be the one to doubt; for the same reason MPI's reference
-// for an in-place MPI_Reduce gets its input as a copy (MPICH 4.0.2 crashes otherwise).
+// no cancellation); every rank of an allreduce must hold the same bits even there (MPI
+// does not promise that; liboverlap does). Data avoid ranges where MPI libraries are known
+// to be wrong (unsigned MAX/MIN above 2^(n-1), overflowing 8/16-bit sums; see
+// reduction_test.cpp), since there MPI, not OVX, would be the one to doubt; for the same
+// reason MPI's reference for an in-place MPI_Reduce gets its input as a copy (MPICH 4.0.2
+// crashes otherwise).
 //
 // Besides one case at a time (completed by MPI_Wait or an MPI_Test loop), it runs
 //  (a) batches of OVX collectives in flight at once on MPI_COMM_WORLD, a dup and a split

@@ -123,7 +123,8 @@ struct ThreadResult {
 
 void run_thread(int t, Comms& comms, const std::vector<Combo>& combos,
                 std::chrono::steady_clock::time_point deadline, ThreadResult& out) {
-  Context ctx{comms.agree, 20000, combos, comms.work, Rng(g_seed + 7919 * static_cast<std::uint64_t>(t))};
+  Context ctx{comms.agree, 20000, combos, comms.work,
+              Rng(g_seed + 7919 * static_cast<std::uint64_t>(t))};
   for (int round = 0;; ++round) {
     // Rank 0's clock decides, for everyone.
     int go = g_rank == 0 && std::chrono::steady_clock::now() < deadline ? 1 : 0;
@@ -162,7 +163,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  if (g_rank == 0) g_seed = o.seed_given ? o.seed : (std::random_device{}() * 0x9e3779b97f4a7c15ULL) >> 1;
+  if (g_rank == 0)
+    g_seed = o.seed_given ? o.seed : (std::random_device{}() * 0x9e3779b97f4a7c15ULL) >> 1;
   MPI_Bcast(&g_seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (o.policy == "random") {
     const char* names[] = {"caller", "shared", "dedicated"};
@@ -170,7 +172,8 @@ int main(int argc, char** argv) {
   }
   if (g_rank == 0) {
     std::printf("ovx-soak: %d ranks x %d threads, policy %s, %d s, seed %llu (rerun with --seed)\n",
-                g_size, o.threads, o.policy.c_str(), o.seconds, static_cast<unsigned long long>(g_seed));
+                g_size, o.threads, o.policy.c_str(), o.seconds,
+                static_cast<unsigned long long>(g_seed));
     std::fflush(stdout);
   }
   ovx_test::Watchdog watchdog(o.seconds + 180, [] {
@@ -187,7 +190,8 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int t = 0; t < o.threads; ++t) {
     threads.emplace_back(run_thread, t, std::ref(comms[static_cast<std::size_t>(t)]),
-                         std::cref(combos), deadline, std::ref(results[static_cast<std::size_t>(t)]));
+                         std::cref(combos), deadline,
+                         std::ref(results[static_cast<std::size_t>(t)]));
   }
   for (auto& th : threads) th.join();
   int ok = 1, cases = 0, rounds = 0;
@@ -202,7 +206,8 @@ int main(int argc, char** argv) {
     for (auto& w : c.work) MPI_Comm_free(&w);
   }
   check_rc(OVX_Finalize(), "OVX_Finalize");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (g_rank == 0) {
     if (ok)
       std::printf("PASS: %d cases in %d rounds over %d threads in %.0f s, policy %s, seed %llu\n",
