@@ -2,9 +2,11 @@
 
 #include "apps/benchmark_command.hpp"
 #include "apps/schema_command.hpp"
+#include "bench/coll_bench.hpp"
 #include "bench/impact_bench.hpp"
 #include "bench/latency_bench.hpp"
 #include "bench/nbc_bench.hpp"
+#include "bench/progress_bench.hpp"
 #include "bench/sync_bench.hpp"
 
 namespace overlap::apps {
@@ -15,6 +17,8 @@ const std::vector<CommandEntry>& command_table() {
       benchmark_entry(bench::nbc_benchmark()),
       benchmark_entry(bench::impact_benchmark()),
       benchmark_entry(bench::latency_benchmark()),
+      benchmark_entry(bench::coll_benchmark()),
+      benchmark_entry(bench::progress_benchmark()),
       schema_entry(),
   };
   return table;

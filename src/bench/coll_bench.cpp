@@ -12,6 +12,7 @@
 #include "bench/collective.hpp"
 #include "bench/common_options.hpp"
 #include "bench/timed_run.hpp"
+#include "measure/span_reduction.hpp"
 #include "measure/statistics.hpp"
 #include "mpi/agree_on_failure.hpp"
 
@@ -66,23 +67,18 @@ Batch reduce_batch(GlobalClock& clock, const std::vector<Stamp>& stamps, double 
                 clock.comm());
   std::vector<double> all(clock.rank() == 0 ? own.size() * clock.size() : 0);
   MPI_Gather(own.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, clock.comm());
-  Batch b;
+  std::vector<measure::SpanStamp> windows;
   for (int k = 0; k < n; ++k) {
     const double* f = &v[static_cast<std::size_t>(4 * k)];
-    if (f[3] < 0) {
-      ++b.late;
-      continue;
-    }
-    if (-f[1] > first + (k + 1) * window) {
-      ++b.overrun;
-      continue;
-    }
-    b.latency.push_back(-f[1] - f[0]);
-    b.slowest.push_back(-f[2]);
+    windows.push_back({f[0], -f[1], -f[2], f[3] < 0, first + (k + 1) * window});
+  }
+  const measure::Spans spans = measure::keep_spans(windows);
+  Batch b{spans.span, spans.slowest, {}, spans.late, spans.overrun};
+  for (int k = 0; k < n && clock.rank() == 0; ++k) {
+    if (!spans.kept[static_cast<std::size_t>(k)]) continue;
     std::vector<double> ranks;
-    for (int r = 0; r < clock.size() && clock.rank() == 0; ++r) {
+    for (int r = 0; r < clock.size(); ++r)
       ranks.push_back(all[static_cast<std::size_t>(r * n + k)]);
-    }
     b.own.push_back(ranks);
   }
   return b;
@@ -120,9 +116,9 @@ void summarise(CollPoint& p, const std::vector<Batch>& batches, int ranks) {
   }
   p.iterations = static_cast<int>(latency.size());
   if (latency.empty()) {
-    p.invalid_reason = fmt::format(
-        "all {} windows were discarded ({} started late, {} overran their window)", p.windows,
-        p.late_windows, p.overrun_windows);
+    p.invalid_reason =
+        fmt::format("all {} windows were discarded ({} started late, {} overran their window)",
+                    p.windows, p.late_windows, p.overrun_windows);
     return;
   }
   p.valid = true;
@@ -178,16 +174,19 @@ std::vector<OptionSpec> coll_options() {
        "to whole elements (8 B for reductions)",
        "sizes_bytes"},
       {"--impl", "mpi,overlap",
-       "Whose collectives: mpi (MPI's blocking call), overlap (liboverlap's, + MPI_Wait)",
-       "impls"},
+       "Whose collectives: mpi (MPI's blocking call), overlap (liboverlap's, + MPI_Wait)", "impls"},
       {"--progress", "shared", "liboverlap's progress policy: caller, shared or dedicated",
        "progress"},
       {"--iterations", "50", "Windows kept per point (at most 4 times as many are tried)",
        "iterations"},
-      {"--warmup", "5", "Runs from the sync barrier before the windows; their median sets "
-       "the window", "warmup"},
-      {"--window", "", "Window length (e.g. 2ms); default 3 times the warm-up median, doubled "
-       "while more than a quarter of a batch is discarded", "window_s"},
+      {"--warmup", "5",
+       "Runs from the sync barrier before the windows; their median sets "
+       "the window",
+       "warmup"},
+      {"--window", "",
+       "Window length (e.g. 2ms); default 3 times the warm-up median, doubled "
+       "while more than a quarter of a batch is discarded",
+       "window_s"},
       {"--naive", "yes", "Also time the MPI_Barrier-started loop other benchmarks use: yes, no",
        "naive"},
   };
@@ -223,8 +222,8 @@ CollConfig parse_coll(const OptionValues& v) {
 }
 
 std::optional<ProgressPolicy> coll_liboverlap(const CollConfig& c) {
-  const bool used = std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) !=
-                    c.impls.end();
+  const bool used =
+      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
   return used ? std::optional(c.progress) : std::nullopt;
 }
 

@@ -19,10 +19,10 @@ struct CollConfig {
   std::vector<long> sizes_bytes;
   std::vector<Implementation> impls{Implementation::mpi, Implementation::overlap};
   ProgressPolicy progress = ProgressPolicy::shared;
-  int iterations = 50;                 // windows kept per point (at most 4x as many tried)
-  int warmup = 5;                      // unrecorded runs, also the pilot for the window
-  std::optional<double> window_s;      // fixed window; null: 3x the pilot's median
-  bool naive = true;                   // also the MPI_Barrier-started loop
+  int iterations = 50;             // windows kept per point (at most 4x as many tried)
+  int warmup = 5;                  // unrecorded runs, also the pilot for the window
+  std::optional<double> window_s;  // fixed window; null: 3x the pilot's median
+  bool naive = true;               // also the MPI_Barrier-started loop
   int patience = 100;
   double sync_span_s = 1.0;
 };
@@ -36,11 +36,11 @@ struct CollPoint {
   int element_bytes = 1;
   bool valid = false;
   std::string invalid_reason;
-  int windows = 0;          // tried
-  int iterations = 0;       // kept
-  int late_windows = 0;     // a rank started after its window opened
-  int overrun_windows = 0;  // the operation ended after its window closed
-  std::optional<double> window_s;  // the last window length used
+  int windows = 0;                         // tried
+  int iterations = 0;                      // kept
+  int late_windows = 0;                    // a rank started after its window opened
+  int overrun_windows = 0;                 // the operation ended after its window closed
+  std::optional<double> window_s;          // the last window length used
   std::optional<measure::Spread> latency;  // max end - min start over ranks
   std::optional<measure::Spread> slowest;  // the slowest rank's own end - start
   std::vector<double> rank_median_s;       // each rank's own time, median over windows

@@ -39,8 +39,7 @@ std::vector<Implementation> parse_impls(const std::string& text, const std::stri
   return impls;
 }
 
-void check_sizes_hold_an_element(const std::vector<Collective>& ops,
-                                 const std::vector<long>& sizes,
+void check_sizes_hold_an_element(const std::vector<Collective>& ops, const std::vector<long>& sizes,
                                  const EnumNames<Collective, 9>& names) {
   for (Collective op : ops) {
     if (op == Collective::barrier) continue;

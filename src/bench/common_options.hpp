@@ -20,8 +20,7 @@ std::vector<Implementation> parse_impls(const std::string& text, const std::stri
 
 // "--sizes": sizes are rounded down to whole elements when measured; one that holds no
 // element of a collective would measure an empty message, so it is refused.
-void check_sizes_hold_an_element(const std::vector<Collective>& ops,
-                                 const std::vector<long>& sizes,
+void check_sizes_hold_an_element(const std::vector<Collective>& ops, const std::vector<long>& sizes,
                                  const EnumNames<Collective, 9>& names);
 
 // "--patience" and "--sync-span": how the global clock is set up.

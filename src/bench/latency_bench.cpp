@@ -9,6 +9,7 @@
 #include "base/value_lists.hpp"
 #include "bench/collective.hpp"
 #include "bench/common_options.hpp"
+#include "measure/span_reduction.hpp"
 #include "measure/statistics.hpp"
 #include "mpi/agree_on_failure.hpp"
 
@@ -83,34 +84,34 @@ std::vector<LatencyPoint> measure_latency(GlobalClock& clock, const LatencyConfi
   for (int it = 0; it < config.iterations; ++it) round(it, true);
   clock.resync();  // the stamps are interpolated between syncs
 
-  // One reduction for all: per implementation and iteration, min start, min -end, min -late.
+  // One reduction for all: per implementation and iteration, min start, min -end,
+  // min -own, min -late.
   std::vector<double> v;
   for (const auto& per_impl : stamps) {
     for (const Stamp& s : per_impl) {
-      v.insert(v.end(), {clock.to_global(s.start), -clock.to_global(s.end), s.late ? -1.0 : 0.0});
+      v.insert(v.end(), {clock.to_global(s.start), -clock.to_global(s.end), -(s.end - s.start),
+                         s.late ? -1.0 : 0.0});
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MIN,
                 clock.comm());
-  std::size_t at = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> spans;
-    for (int it = 0; it < config.iterations; ++it, at += 3) {
-      if (v[at + 2] < 0) {
-        ++points[i].discarded;
-        continue;
-      }
-      spans.push_back(-v[at + 1] - v[at]);
+    std::vector<measure::SpanStamp> its;
+    for (int it = 0; it < config.iterations; ++it) {
+      const double* f = &v[4 * (i * static_cast<std::size_t>(config.iterations) + it)];
+      its.push_back({f[0], -f[1], -f[2], f[3] < 0, std::nullopt});
     }
-    points[i].iterations = static_cast<int>(spans.size());
-    if (spans.empty()) {
+    const measure::Spans spans = measure::keep_spans(its);
+    points[i].discarded = spans.late;
+    points[i].iterations = static_cast<int>(spans.span.size());
+    if (spans.span.empty()) {
       points[i].invalid_reason = fmt::format(
           "all {} iterations were discarded: in each, a rank left the sync barrier late",
           config.iterations);
       continue;
     }
     points[i].valid = true;
-    points[i].latency = measure::spread(spans);
+    points[i].latency = measure::spread(spans.span);
   }
   const auto median_of = [&](Implementation impl) -> std::optional<double> {
     for (const LatencyPoint& p : points) {
