@@ -143,8 +143,8 @@ std::vector<double> ProgressRun::iteration(Operation& op, long msg_bytes, double
   const Overlapped tb = overlapped(op, 0, true, t_b, units);
   late = clock_.barrier() || late;
   const Overlapped wb = overlapped(op, 0, false, t_b, units);
-  std::vector<double> f{c0, c1, work_ref, alone, tb.call, tb.wait, static_cast<double>(units),
-                        tb.total, wb.total};
+  std::vector<double> f{
+      c0, c1, work_ref, alone, tb.call, tb.wait, static_cast<double>(units), tb.total, wb.total};
   for (long interval : config_.test_intervals_bytes) {
     late = clock_.barrier() || late;
     const Overlapped t = overlapped(op, test_calls_for(msg_bytes, interval), false, t_b, units);
@@ -187,8 +187,7 @@ ProgressPoint ProgressRun::measure_one(Operation& op, long msg_bytes) {
 }
 
 // Rank 0: per kept iteration, each run's pacing rank (the largest own total).
-void ProgressRun::reduce(const std::vector<double>& all, int n, ProgressPoint& p,
-                         long msg_bytes) {
+void ProgressRun::reduce(const std::vector<double>& all, int n, ProgressPoint& p, long msg_bytes) {
   const int ranks = clock_.size();
   const std::size_t fields = kFixed + kPerInterval * config_.test_intervals_bytes.size() + 1;
   const auto at = [&](int r, int i, std::size_t f) {
@@ -196,7 +195,8 @@ void ProgressRun::reduce(const std::vector<double>& all, int n, ProgressPoint& p
   };
   const auto pacing = [&](int i, std::size_t total_field) {
     int best = 0;
-    for (int r = 1; r < ranks; ++r) best = at(r, i, total_field) > at(best, i, total_field) ? r : best;
+    for (int r = 1; r < ranks; ++r)
+      best = at(r, i, total_field) > at(best, i, total_field) ? r : best;
     return best;
   };
   std::vector<double> t_b, work_ref, ovh_time, fraction, ovh_work;
@@ -321,8 +321,8 @@ ProgressConfig parse_progress(const OptionValues& v) {
 }
 
 std::optional<ProgressPolicy> progress_liboverlap(const ProgressConfig& c) {
-  const bool used = std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) !=
-                    c.impls.end();
+  const bool used =
+      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
   return used ? std::optional(c.progress) : std::nullopt;
 }
 

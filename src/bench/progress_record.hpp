@@ -33,7 +33,7 @@ const Schema<ProgressConfig>& progress_config_schema();
 // One test interval: the work-based run with MPI_Test calls between pieces of it.
 struct ProgressTests {
   long interval_bytes = 0;
-  int test_calls = 0;  // ceil(msg_bytes / interval) + 1
+  int test_calls = 0;                      // ceil(msg_bytes / interval) + 1
   std::optional<measure::Spread> t_total;  // t4 - t1 of the pacing rank
   std::optional<measure::Spread> t_wait;   // MPI_Wait after the computation, pacing rank
   std::optional<measure::Spread> t_test;   // inside the MPI_Test calls, pacing rank
@@ -49,15 +49,15 @@ struct ProgressPoint {
   int element_bytes = 1;
   bool valid = false;
   std::string invalid_reason;
-  int iterations = 0;  // kept
-  int discarded = 0;   // a rank left a sync barrier late
+  int iterations = 0;                            // kept
+  int discarded = 0;                             // a rank left a sync barrier late
   std::optional<long> work_units;                // units per thread of the work-based run
   std::optional<measure::Spread> t_blocking;     // Icoll + Wait alone, global span
   std::optional<measure::Spread> t_work_ref;     // the work alone, pacing rank
   std::optional<measure::Spread> overhead_time;  // time-based: t_call + t_wait
   std::optional<measure::Spread> work_fraction;  // time-based: units done / units alone
   std::optional<measure::Spread> overhead_work;  // work-based: (t4 - t1) - t_work_ref
-  std::optional<double> hidden_s;  // median overhead_work - median overhead_time
+  std::optional<double> hidden_s;                // median overhead_work - median overhead_time
   std::vector<ProgressTests> tests;
   double calibration_s = 0;
   double elapsed_s = 0;
