@@ -27,6 +27,7 @@ from mpitest import (argument_parser, check_result_header, close, fail, flat_fie
 DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
              "communication_slowdown", "contention_without_overlap", "imprecise_reference"}
 SPREADS = ("t_comm_ref", "t_comp_ref", "t_measured", "t_call", "t_comp", "t_wait", "t_in_mpi")
+# t_test_* is null without --test-interval: checked apart.
 TIME_FIELDS = tuple(f"{n}{q}_s" for n in SPREADS for q in ("", "_p25", "_p75"))
 RATIO_FIELDS = tuple(f"{n}{q}" for n in ("r_overhead", "r_comm", "r_comp_slowdown")
                      for q in ("", "_p25", "_p75")) + ("osu_overlap_pct", "imb_overlap_pct")
@@ -35,7 +36,7 @@ RATIO_FIELDS = tuple(f"{n}{q}" for n in ("r_overhead", "r_comm", "r_comp_slowdow
 SWEEP = dict(impls=["mpi", "overlap"], ops=["ibcast", "iallreduce"], comm=["1ms", "2ms"],
              comp=["1ms", "2ms"],
              extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
-                    "--progress", "shared"])
+                    "--progress", "shared", "--test-interval", "1MiB"])
 # The same with more ranks than cores: MPICH (ch4:ucx) busy-polls, so a rank waiting for a
 # descheduled one loses a whole time slice and even a 1-byte collective takes several ms;
 # targets of 1-2 ms never calibrate. Longer targets, looser tolerance: about 15 s at P = 3.
@@ -228,6 +229,11 @@ def check_point(p, cfg):
         if not 0 <= p[key] <= 100:
             fail(f"{where}: {key} {p[key]} outside [0, 100]")
     check_from_samples(p, where)
+    interval = cfg.get("test_interval_bytes")
+    want_calls = 0 if interval is None else -(-p["msg_bytes"] // interval) + 1
+    if p["test_calls"] != want_calls or (p["t_test_s"] is None) != (interval is None):
+        fail(f"{where}: test_calls {p['test_calls']} (ceil(size / interval) + 1 = "
+             f"{want_calls}), t_test_s {p['t_test_s']!r} with interval {interval!r}")
     comm, comp, meas = p["t_comm_ref_s"], p["t_comp_ref_s"], p["t_measured_s"]
     expect = {
         "r_overhead": (meas - max(comp, comm)) / min(comp, comm),
