@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 BLUE, ORANGE, GREEN = "#0072B2", "#E69F00", "#009E73"  # Okabe-Ito
 
@@ -47,6 +48,7 @@ def main():
             ax.set_ylim(min([-0.2] + [p["r_overhead"] for _, p in valid]),
                         max([2.0] + [p["r_overhead"] * 1.1 for _, p in valid]))
             ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
             ax.set_xlabel("comm = comp target (ms)", fontsize=8)
             ax.set_ylabel("r_overhead", fontsize=8, color=BLUE)
             ax.set_title(f"{label}: {op}", fontsize=9)

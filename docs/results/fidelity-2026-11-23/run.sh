@@ -29,6 +29,7 @@ if [ "${SCALE:-full}" = smoke ]; then
   coll="--op bcast --sizes 4KiB,64KiB --iterations 10"
   progress="--op ibcast --sizes 256KiB --iterations 3 --calibration-runs 3 --tolerance 30%"
   tests="--test-intervals 64KiB"
+  long=240 short=240
 else
   # Figure 1: the nbc grid whose diagonal (comm = comp) is compared with OSU and IMB.
   nbc="--op ibcast,ireduce,ialltoall --comm-times 4ms:64ms --comp-times 4ms:64ms --iterations 15"
@@ -37,35 +38,36 @@ else
   # Figure 3: overhead time- vs work-based, and test calls.
   progress="--op ibcast,iallreduce --sizes 64KiB:4MiB --iterations 11"
   tests="--test-intervals 16KiB,64KiB,256KiB,1MiB"
+  long=2400 short=1200  # seconds: an nbc grid, a coll or progress run, with room to spare
 fi
 
 # MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results
 # (docs/emulated-cluster.md): --timeout bounds it; the JSON is complete before that.
-run() { scripts/cluster run --timeout 3600 "$@" || [ $? -eq 124 ]; }
+run() { t=$1; shift; scripts/cluster run --timeout "$t" "$@" || [ $? -eq 124 ]; }
 
 for n in $nodes; do
   scripts/cluster up "$n" --rate 1gbit --mtu 65000
   for mpi in openmpi mpich; do
     bin=$ompi; [ $mpi = mpich ] && bin=$mpich
     # 1. nbc: MPI's own collectives; MPICH also with its progress thread.
-    run --mpi $mpi -- $bin nbc $nbc --output $out/nbc-$mpi-n$n.json --csv $out/nbc-$mpi-n$n.csv
+    run $long --mpi $mpi -- $bin nbc $nbc --output $out/nbc-$mpi-n$n.json --csv $out/nbc-$mpi-n$n.csv
     # 2. coll: MPI's blocking collectives and liboverlap's (shared), windows and naive loop.
-    run --mpi $mpi -- $bin coll $coll --impl mpi,overlap --progress shared \
+    run $short --mpi $mpi -- $bin coll $coll --impl mpi,overlap --progress shared \
       --output $out/coll-$mpi-n$n.json
     # 3b. progress with test calls: how many MPI's own collectives need, and liboverlap's
     #     caller policy (progress only inside MPI calls) beside them.
-    run --mpi $mpi -- $bin progress $progress $tests --impl mpi,overlap --progress caller \
+    run $short --mpi $mpi -- $bin progress $progress $tests --impl mpi,overlap --progress caller \
       --label "$mpi test calls" --output $out/progress-tests-$mpi-n$n.json
   done
-  MPICH_ASYNC_PROGRESS=1 run --mpi mpich -- $mpich nbc $nbc \
+  MPICH_ASYNC_PROGRESS=1 run $long --mpi mpich -- $mpich nbc $nbc \
     --output $out/nbc-mpich-async-n$n.json --csv $out/nbc-mpich-async-n$n.csv
   # 3a. overhead time- vs work-based: MPICH without and with its progress thread, and
   #     liboverlap's shared thread.
-  run --mpi mpich -- $mpich progress $progress --test-intervals none --impl mpi \
+  run $short --mpi mpich -- $mpich progress $progress --test-intervals none --impl mpi \
     --label "mpich" --output $out/progress-mpich-n$n.json
-  MPICH_ASYNC_PROGRESS=1 run --mpi mpich -- $mpich progress $progress --test-intervals none \
+  MPICH_ASYNC_PROGRESS=1 run $short --mpi mpich -- $mpich progress $progress --test-intervals none \
     --impl mpi --label "mpich async-progress" --output $out/progress-mpich-async-n$n.json
-  run --mpi mpich -- $mpich progress $progress --test-intervals none --impl overlap \
+  run $short --mpi mpich -- $mpich progress $progress --test-intervals none --impl overlap \
     --progress shared --label "mpich + liboverlap shared" \
     --output $out/progress-liboverlap-shared-n$n.json
   scripts/cluster down
