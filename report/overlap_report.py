@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""overlap-report: figures and a summary from `overlap-bench nbc` / `impact` result files.
+"""overlap-report: figures and a summary from any `overlap-bench` result files.
 
     overlap-report FILE.json [MORE.json ...] [-o DIR]
 
-Writes into DIR: r_overhead_<op>.png/.svg, concurrency_<op>.png/.svg, impact.png/.svg
-(only with impact files), summary.md, summary.html and manifest.json. Every input is
+Writes into DIR: r_overhead_<op>.png/.svg and concurrency_<op>.png/.svg (nbc),
+impact.png/.svg, latency.png/.svg, coll.png/.svg, progress.png/.svg, sync.png/.svg (each
+only with files of that kind), summary.md, summary.html and manifest.json. Every input is
 checked before anything is written: a bad file costs one line on stderr and exit code 2.
 See docs/report.md.
 """
@@ -37,8 +38,8 @@ def version():
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        prog=PROG, description="Heatmaps, histograms and a per-point diagnosis from "
-        "overlap-bench nbc and impact result files (any mix; one run per file).")
+        prog=PROG, description="Heatmaps, curves and a per-point diagnosis from overlap-bench "
+        "result files of any kind (any mix; one run per file).")
     ap.add_argument("files", nargs="+", metavar="FILE.json", help="result files")
     ap.add_argument("-o", "--output-dir", default=DEFAULT_OUTPUT, metavar="DIR",
                     help=f"directory for images and summaries (default: {DEFAULT_OUTPUT})")
@@ -64,7 +65,7 @@ def load_all(files):
 
 
 def warn_partial(runs):
-    """Partial sweeps are accepted (the file is rewritten after every point, so a killed
+    """Partial runs are accepted (the file is rewritten after every point, so a killed
     job still has a story to tell) but the reader must know."""
     for run in runs:
         if run.benchmark == "nbc":
@@ -77,7 +78,8 @@ def warn_partial(runs):
                 fail(f"warning: {run.path}: {run.duplicates} point(s) measured twice; "
                      "using the last of each")
         elif not run.complete:
-            fail(f"warning: {run.path}: incomplete impact run; reporting what is there")
+            fail(f"warning: {run.path}: incomplete {run.benchmark} run ({len(run.points)} "
+                 "points); reporting what is there")
 
 
 def ensure_mpl_config():
@@ -114,9 +116,10 @@ def safe_name(op):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", op)
 
 
-def render(nbc_runs, impact_runs, outdir):
+def render(runs, outdir):
     """Draw everything; returns (manifest image entries, figure sections for the summary)."""
-    import report_plots as plots  # late: matplotlib is slow to import and not needed on errors
+    import report_curves as curves  # late: matplotlib is slow to import and not needed on errors
+    import report_plots as plots
 
     images, sections = [], []
 
@@ -126,25 +129,45 @@ def render(nbc_runs, impact_runs, outdir):
             images.append({"file": name, "format": name.rsplit(".", 1)[1], "kind": kind,
                            "op": op, "panels": panels, "width": w, "height": h})
 
+    nbc_runs = of_kind(runs, "nbc")
     for op in all_ops(nbc_runs):
-        runs = [r for r in nbc_runs if op in r.ops()]
-        files, size = plots.overhead_figure(runs, safe_name(op), outdir)
-        record("r_overhead", op, files, size, len(runs))
-        more, size = plots.concurrency_figure(runs, safe_name(op), outdir)
-        record("concurrency", op, more, size, 2 * len(runs))
+        with_op = [r for r in nbc_runs if op in r.ops()]
+        files, size = plots.overhead_figure(with_op, safe_name(op), outdir)
+        record("r_overhead", op, files, size, len(with_op))
+        more, size = plots.concurrency_figure(with_op, safe_name(op), outdir)
+        record("concurrency", op, more, size, 2 * len(with_op))
         sections.append((f"{op}: r_overhead, then r_comm and r_comp_slowdown", files + more))
-    if impact_runs:
-        files, size = plots.impact_figure(impact_runs, outdir)
+    if of_kind(runs, "impact"):
+        files, size = plots.impact_figure(of_kind(runs, "impact"), outdir)
         record("impact", None, files, size, 1)
         sections.append(("r_MPI_impact", files))
+    for kind, draw in curves.FIGURES.items():
+        these = [r for r in of_kind(runs, kind) if r.points]
+        if not these:
+            continue
+        files, size = draw(these, outdir)
+        panels = len(these) if kind == "sync" else len({p["op"] for r in these
+                                                        for p in r.points})
+        record(kind, None, files, size, panels * curves.ROWS[kind])
+        sections.append((CURVE_TITLES[kind], files))
     return images, sections
 
 
-def write_summaries(nbc_runs, impact_runs, sections, outdir):
+CURVE_TITLES = {"latency": "latency: a collective waited for at once, per size",
+                "coll": "coll: blocking collectives in windows, and the naive loop",
+                "progress": "progress: overhead work- vs time-based, and test calls",
+                "sync": "sync: clock models' residual error"}
+
+
+def of_kind(runs, kind):
+    return [r for r in runs if r.benchmark == kind]
+
+
+def write_summaries(runs, sections, outdir):
     from report_document import to_html, to_markdown
     from report_summary import build_summary
 
-    blocks = build_summary(nbc_runs, impact_runs, sections)
+    blocks = build_summary(runs, sections)
     (outdir / "summary.md").write_text(to_markdown(blocks), encoding="utf-8")
     (outdir / "summary.html").write_text(to_html(blocks, "Overlap report"), encoding="utf-8")
     return ["summary.md", "summary.html"]
@@ -175,11 +198,9 @@ def main(argv=None):
         fail(f"{outdir}: cannot create the output directory: {e.strerror or e}")
         return 2
     ensure_mpl_config()
-    nbc_runs = [r for r in runs if r.benchmark == "nbc"]
-    impact_runs = [r for r in runs if r.benchmark == "impact"]
     try:
-        images, sections = render(nbc_runs, impact_runs, outdir)
-        summaries = write_summaries(nbc_runs, impact_runs, sections, outdir)
+        images, sections = render(runs, outdir)
+        summaries = write_summaries(runs, sections, outdir)
         write_manifest(runs, images, summaries, outdir)
     except OSError as e:
         fail(f"{e.filename or outdir}: cannot write: {e.strerror or e}")

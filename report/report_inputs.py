@@ -1,33 +1,22 @@
-"""Reading and checking the result files of `overlap-bench nbc` and `overlap-bench impact`.
-
-The format is docs/result-format.md. Everything is checked before anything is drawn, so
-a bad file costs one clear line on stderr and not a half-written report. Checks are about
-structure (what the report needs to draw), not about physics: the numbers are shown as
-the benchmark wrote them.
+"""Reading and checking the result files of every overlap-bench benchmark, through one
+reader: a file that embeds its schema (docs/result-format.md) is checked against it,
+whatever its kind; schema_version 1 files of nbc and impact through report_legacy.
+Everything is checked before anything is drawn, so a bad file costs one clear line on
+stderr and not a half-written report. Checks are about structure (what the report needs
+to draw), not about physics: the numbers are shown as the benchmark wrote them.
 """
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SUPPORTED_SCHEMAS = {"nbc": {1}, "impact": {1}}
+from report_legacy import IMB_NOTE, LEGACY, legacy_points
+from report_schema import (InputError, check_fields, check_schema_description,
+                           measured_fields)
 
-# Measured fields and ratios of an nbc point; on an invalid point they are ignored even if
-# a writer left numbers there, because the format promises null and a report must not
-# show numbers the benchmark itself disowned.
-NBC_NUMBERS = (
-    "msg_bytes", "comp_size", "iterations", "t_comm_ref_s", "t_comp_ref_s", "t_measured_s",
-    "t_measured_p25_s", "t_measured_p75_s", "t_call_s", "t_comp_s", "t_wait_s",
-    "r_overhead", "r_comm", "r_comp_slowdown", "osu_overlap_pct", "imb_overlap_pct",
-    "calibration_s", "elapsed_s",
-)
-IMPACT_NUMBERS = ("r_mpi_impact_max", "r_mpi_impact_median")
-RANK_NUMBERS = ("rank", "comp_size", "t_comp_ref_s", "t_comp_passive_mpi_s", "r_mpi_impact")
-
-
-class InputError(Exception):
-    """What is wrong with one file, as one line without the file name."""
+# The kinds this report draws figures for; any other kind that embeds its schema is
+# still read and tabled.
+KNOWN = ("nbc", "impact", "latency", "coll", "progress", "sync")
 
 
 def grid_key(seconds):
@@ -45,6 +34,8 @@ class Run:
     complete: bool
     points: list
     timing: dict
+    schema: dict = field(default_factory=dict)  # section -> field descriptions (or {})
+    notes: list = field(default_factory=list)   # what a reader must know about this file
     title: str = ""
     duplicates: int = 0
     _by_op: dict = field(default_factory=dict, repr=False)
@@ -145,8 +136,8 @@ def split_by_impl(run):
         else:
             metadata["label"] = f"{run.label} · MPI"
         part = Run(path=run.path, benchmark=run.benchmark, metadata=metadata, config=run.config,
-                   complete=run.complete, timing=run.timing,
-                   points=[p for p in run.points if p.get("impl", "mpi") == impl])
+                   complete=run.complete, timing=run.timing, schema=run.schema,
+                   notes=run.notes, points=[p for p in run.points if p.get("impl", "mpi") == impl])
         part.duplicates = len(part.points) - sum(len(part.point_map(op)) for op in part.ops())
         runs.append(part)
     return runs
@@ -161,27 +152,49 @@ def _check_top(path, data):
     if not isinstance(data, dict):
         raise InputError("top level is not a JSON object")
     bench = data.get("benchmark")
-    if bench not in SUPPORTED_SCHEMAS:
-        raise InputError(f"unknown benchmark {json.dumps(bench)} (overlap-report reads "
-                         f"{' and '.join(sorted(SUPPORTED_SCHEMAS))})")
+    if not isinstance(bench, str) or not bench:
+        raise InputError(f"unknown benchmark {json.dumps(bench)} (not an overlap-bench result)")
     version = data.get("schema_version")
-    allowed = SUPPORTED_SCHEMAS[bench]
-    if type(version) is not int or version not in allowed:
+    legacy = type(version) is int and version in LEGACY.get(bench, set())
+    if "schema" not in data and not legacy:
         raise InputError(f"unsupported schema_version {json.dumps(version)} for {bench} "
-                         f"(overlap-report reads {', '.join(map(str, sorted(allowed)))})")
+                         "(overlap-report reads files that embed their schema, and "
+                         "schema_version 1 of nbc and impact)")
     metadata = _object(data, "metadata", required=True)
     config = _object(data, "config", required=False)
     timing = _object(data, "timing", required=False)
     points = data.get("points")
     if not isinstance(points, list):
         raise InputError("'points' is missing or not a list")
-    check = _check_nbc_point if bench == "nbc" else _check_impact_point
-    points = [check(i, p) for i, p in enumerate(points)]
     run = Run(path=path, benchmark=bench, metadata=metadata, config=config,
               complete=data.get("complete") is True, points=points, timing=timing)
+    if "schema" in data:
+        run.schema = check_schema_description(data["schema"])
+        check_fields(metadata, run.schema["metadata"], "metadata")
+        check_fields(config, run.schema["config"], "config")
+        check_fields(timing, run.schema["timing"], "timing")
+        for i, p in enumerate(points):
+            check_fields(p, run.schema["points"], f"point {i}")
+        run.points = [_disowned(p, run.schema["points"]) for p in points]
+    else:
+        run.points = legacy_points(bench, points)
+        if bench == "nbc":
+            run.notes.append(IMB_NOTE)
     if bench == "nbc":
-        run.duplicates = len(points) - sum(len(run.point_map(op)) for op in run.ops())
+        for i, p in enumerate(run.points):
+            if "impl" in p and p["impl"] not in ("mpi", "overlap"):
+                raise InputError(f"point {i}: 'impl' is {json.dumps(p['impl'])} (allowed: "
+                                 f"\"mpi\", \"overlap\")")
+        run.duplicates = len(run.points) - sum(len(run.point_map(op)) for op in run.ops())
     return run
+
+
+def _disowned(point, fields):
+    """An invalid point's measured numbers are null by the format; a report must not show
+    numbers the benchmark itself disowned, whatever a writer left there."""
+    if point.get("valid") is not False:
+        return point
+    return {**point, **{k: None for k in measured_fields(fields) if k in point}}
 
 
 def _object(data, key, required):
@@ -191,60 +204,6 @@ def _object(data, key, required):
     if not isinstance(value, dict):
         raise InputError(f"'{key}' is missing or not an object")
     return value
-
-
-def _number_or_null(where, point, key):
-    v = point.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise InputError(f"{where}: '{key}' is {json.dumps(v)}, expected a number or null")
-    return v
-
-
-def _coordinate(where, point, key):
-    v = _number_or_null(where, point, key)
-    if v is None or v <= 0:
-        raise InputError(f"{where}: '{key}' must be a positive number of seconds")
-    return float(v)
-
-
-def _check_nbc_point(i, p):
-    where = f"point {i}"
-    if not isinstance(p, dict):
-        raise InputError(f"{where} is not an object")
-    if "impl" in p and p["impl"] not in ("mpi", "overlap"):
-        raise InputError(f"point {i}: 'impl' is {json.dumps(p['impl'])} (allowed: \"mpi\", "
-                         f"\"overlap\")")
-    if not isinstance(p.get("op"), str) or not p["op"]:
-        raise InputError(f"{where}: 'op' is missing or not a string")
-    out = dict(p)
-    out["target_comm_s"] = _coordinate(where, p, "target_comm_s")
-    out["target_comp_s"] = _coordinate(where, p, "target_comp_s")
-    for key in NBC_NUMBERS:
-        out[key] = _number_or_null(where, p, key)
-    if p.get("valid") is False:
-        out.update({key: None for key in NBC_NUMBERS
-                    if key not in ("calibration_s", "elapsed_s", "iterations")})
-    return out
-
-
-def _check_impact_point(i, p):
-    where = f"point {i}"
-    if not isinstance(p, dict):
-        raise InputError(f"{where} is not an object")
-    out = dict(p)
-    out["target_comp_s"] = _coordinate(where, p, "target_comp_s")
-    for key in IMPACT_NUMBERS:
-        out[key] = _number_or_null(where, p, key)
-    ranks = p.get("ranks") or []
-    if not isinstance(ranks, list) or not all(isinstance(r, dict) for r in ranks):
-        raise InputError(f"{where}: 'ranks' is not a list of objects")
-    out["ranks"] = [{**r, **{k: _number_or_null(f"{where} rank {j}", r, k) for k in RANK_NUMBERS}}
-                    for j, r in enumerate(ranks)]
-    if p.get("valid") is False:
-        out.update({key: None for key in IMPACT_NUMBERS})
-    return out
 
 
 def impact_invalid(point):
@@ -260,9 +219,9 @@ def impact_reason(point):
 def assign_titles(runs):
     """Panel titles: the label, plus the file stem where two runs of the same benchmark
     share a label (comparing two files of one library is the common case), plus a counter
-    if even that collides (the same file given twice). An nbc and an impact run of the
-    same configuration rightly keep the same plain label: they never share a figure."""
-    for bench in SUPPORTED_SCHEMAS:
+    if even that collides (the same file given twice). Runs of different benchmarks
+    rightly keep the same plain label: they never share a figure."""
+    for bench in dict.fromkeys(r.benchmark for r in runs):
         _disambiguate([r for r in runs if r.benchmark == bench])
     return runs
 

@@ -27,10 +27,14 @@ IMPACT_MIN_W, IMPACT_BASE_W, IMPACT_BAR_W = 600, 150, 60
 # title, tick labels and axis labels.
 TOP, BOTTOM, LEFT, RIGHT = 58, 62, 82, 16
 
-BLUE, GREEN, YELLOW, RED = "#2c5fa8", "#1a9641", "#f2d21b", "#d7191c"
-# Between blue and red, light blue / pale yellow / orange keep the middle readable
-# (a straight blue-to-red blend turns grey exactly where 1 should stand out).
-LIGHT_BLUE, PALE, ORANGE = "#91bfdb", "#ffffbf", "#fc8d59"
+# ColorBrewer's RdYlBu anchors, which readers with any common colour-vision deficiency
+# tell apart (they differ in lightness and along the blue-yellow axis): blue is good,
+# pale yellow the middle, red bad. Between blue and red, light blue / pale yellow / orange
+# keep the middle readable (a straight blue-to-red blend turns grey exactly where 1 should
+# stand out).
+BLUE, LIGHT_BLUE, PALE, ORANGE, RED = "#2c7bb6", "#abd9e9", "#ffffbf", "#fdae61", "#d7191c"
+YELLOW, ORANGE_RED, DARK_RED = "#fdd049", "#e8552f", "#8b0f0f"
+NOISE_GREY = "#9e9e9e"
 INVALID_FACE, INVALID_EDGE, MISSING_EDGE = "#cdcdcd", "#7a7a7a", "#d0d0d0"
 
 matplotlib.rcParams["svg.hashsalt"] = "overlap-report"  # stable ids: diffable SVGs
@@ -44,10 +48,14 @@ def anchored_cmap(name, vmin, vmax, anchors):
     return LinearSegmentedColormap.from_list(name, stops), Normalize(vmin, vmax, clip=True)
 
 
-# Paper 5.2: blue below 0 (faster than ideal: noise), green 0 (perfect overlap),
-# yellow 1 (serialized), red above 1 (slower than serialized).
+# The paper's scale (sec. 5.2) and meaning, in colours readers with a colour-vision
+# deficiency tell apart: 0 perfect overlap (blue), 1 serialized (yellow), above 1
+# slower than serialized (orange to dark red). Below 0 is measurement noise, not better
+# than perfect: it fades to grey instead of a deeper "good" colour. (The paper's green at
+# 0 against red above 1 is the pair deuteranopes confuse most.)
 OVERHEAD = anchored_cmap("r_overhead", -0.5, 2.0,
-                         [(-0.5, BLUE), (0.0, GREEN), (1.0, YELLOW), (2.0, RED)])
+                         [(-0.5, NOISE_GREY), (0.0, BLUE), (0.5, LIGHT_BLUE), (1.0, YELLOW),
+                          (1.5, ORANGE_RED), (2.0, DARK_RED)])
 # Blue is the best case, red the worst; 1 (communication as long as alone) sits mid.
 RCOMM = anchored_cmap("r_comm", 0.0, 2.0, [(0.0, BLUE), (0.5, LIGHT_BLUE), (1.0, PALE),
                                             (1.5, ORANGE), (2.0, RED)])
@@ -122,6 +130,25 @@ def _draw_invalid(ax, i, j, size):
             color="#333333", zorder=2, bbox=box)
 
 
+def fit_title(ax, text, width_px, size=10):
+    """A panel title that fits its panel: smaller type first, then two lines at the
+    label's natural break (" · ", ": "), then an ellipsis. Judged by character count
+    (DejaVu Sans averages about 0.6 em), which is what keeps sizes fixed and labels in."""
+    def fits(t, s):
+        return max(len(line) for line in t.split("\n")) * s * 0.6 <= width_px
+    for s in (size, 9, 8):
+        if fits(text, s):
+            return ax.set_title(text, fontsize=s)
+    for sep in (" · ", ": ", " "):
+        at = text.rfind(sep, 0, len(text) // 2 + len(sep) + 8)
+        if at > 0:
+            two = text[:at] + sep.rstrip() + "\n" + text[at + len(sep):]
+            if fits(two, 8):
+                return ax.set_title(two, fontsize=8)
+    keep = int(width_px / (8 * 0.6)) - 1
+    return ax.set_title(text[:keep] + "…", fontsize=8)
+
+
 def _time_axes(ax, comm, comp, title):
     ax.set_xlim(-.5, len(comm) - .5)
     ax.set_ylim(-.5, len(comp) - .5)
@@ -130,7 +157,7 @@ def _time_axes(ax, comm, comp, title):
     ax.set_yticks(range(len(comp)), [fmt_time(t) for t in comp], fontsize=8)
     ax.set_xlabel("communication time (target, log scale)", fontsize=9)
     ax.set_ylabel("computation time (target, log scale)", fontsize=9)
-    ax.set_title(title, fontsize=10)
+    fit_title(ax, title, PANEL_W - LEFT - RIGHT)
     ax.tick_params(length=2)
 
 

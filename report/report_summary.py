@@ -7,12 +7,14 @@ through report_units, so Markdown and HTML show identical values.
 from collections import Counter
 
 from report_inputs import grid_key, impact_invalid, impact_reason, invalid_reason, is_invalid
+from report_tables import generic_run
 from report_units import (DASH, fmt_bytes, fmt_int, fmt_pct, fmt_ratio, fmt_share,
                           fmt_time)
 
-# Order of the paper (3.3): good first, then the three pathologies.
+# Order of the paper (3.3): good first, then the pathologies, then what says nothing.
 DIAGNOSES = ("overlap", "partial_overlap", "no_progression", "computation_slowdown",
-             "contention_without_overlap", "invalid")
+             "communication_slowdown", "contention_without_overlap", "imprecise_reference",
+             "invalid")
 NOT_MEASURED = "not measured"
 
 # "Overlap" for OSU/IMB (percent of communication hidden) against "overlap" for us
@@ -26,9 +28,12 @@ IMPACT_HEADERS = ("comp target", "rank", "host", "comp size (n)", "t_comp_ref",
                   "t_comp_passive_mpi", "r_mpi_impact", "max over ranks", "median")
 
 
-def build_summary(nbc_runs, impact_runs, figures):
+def build_summary(runs, figures):
     """All blocks of summary.md/.html. `figures` lists (section title, [file names])."""
-    blocks = [("h", 1, "Overlap report"), ("p", _inputs_line(nbc_runs + impact_runs))]
+    nbc_runs = [r for r in runs if r.benchmark == "nbc"]
+    impact_runs = [r for r in runs if r.benchmark == "impact"]
+    others = [r for r in runs if r.benchmark not in ("nbc", "impact")]
+    blocks = [("h", 1, "Overlap report"), ("p", _inputs_line(runs))]
     if nbc_runs:
         blocks += [("h", 2, "Diagnoses"), ("p", _DIAGNOSIS_GUIDE), _diagnosis_counts(nbc_runs)]
     if figures:
@@ -39,6 +44,9 @@ def build_summary(nbc_runs, impact_runs, figures):
         blocks += _nbc_run(run)
     for run in impact_runs:
         blocks += _impact_run(run)
+    for run in others:
+        blocks += [("h", 2, f"{run.benchmark} run: {run.title}"), _metadata_table(run, nbc=False)]
+        blocks += generic_run(run)
     return blocks
 
 
@@ -47,9 +55,12 @@ _DIAGNOSIS_GUIDE = (
     "not overlapping at all, below 0 = measurement noise. `partial_overlap`: part of the "
     "collective progressed while computing, the computation was not slowed. "
     "`no_progression`: the collective only advanced inside MPI calls (r_comm ≈ 1, "
-    "r_comp_slowdown ≈ 1). `computation_slowdown`: communication progressed but stole CPU "
-    "from the computation (r_comm ≈ 0, r_comp_slowdown > 1). `contention_without_overlap`: "
+    "r_comp_slowdown ≈ 1). `computation_slowdown`: communication progressed but the "
+    "computation lost more time than the noise allows, judged against what overlap could "
+    "save. `communication_slowdown`: the collective got slower (r_comm above 1, or the run "
+    "slower than serialized) while the computation was not. `contention_without_overlap`: "
     "the computation was slowed and the collective still ran inside MPI calls. "
+    "`imprecise_reference`: clearly faster than perfect overlap, so a reference time is off. "
     "See docs/report.md.")
 
 
@@ -162,6 +173,7 @@ def _metadata_table(run, nbc):
         ("calibration", _calibration(timing)),
         ("sweep", _sweep(run, nbc)),
     ]
+    rows += [("note", n) for n in run.notes]
     return ("table", ["field", "value"], [[k, str(v)] for k, v in rows])
 
 
@@ -223,15 +235,23 @@ def _calibration(timing):
 
 def _sweep(run, nbc):
     cfg = run.config
-    if not nbc:
+    if run.benchmark == "impact":
         comps = ", ".join(fmt_time(t) for t in cfg.get("comp_times_s") or [])
         return f"comp times {comps or DASH}; {fmt_int(cfg.get('runs'))} runs"
+    if not nbc:
+        return "; ".join(f"{k} {_config_value(v)}" for k, v in cfg.items())
     return (f"ops {', '.join(run.ops())}; comm times "
             f"{', '.join(fmt_time(t) for t in run.comm_times())}; comp times "
             f"{', '.join(fmt_time(t) for t in run.comp_times())}; "
             f"{fmt_int(cfg.get('iterations'))} iterations, {fmt_int(cfg.get('warmup'))} warm-up, "
             f"{fmt_int(cfg.get('calibration_runs'))} calibration runs, tolerance "
             f"{fmt_pct(100 * cfg['tolerance']) if cfg.get('tolerance') is not None else DASH}")
+
+
+def _config_value(v):
+    if isinstance(v, list):
+        return ",".join(str(x) for x in v) or DASH
+    return DASH if v is None else str(v)
 
 
 def _impact_run(run):

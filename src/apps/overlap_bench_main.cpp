@@ -1,5 +1,6 @@
-// overlap-bench: one MPI program, one subcommand per benchmark. Arguments are parsed and
-// validated before MPI_Init, so bad input costs no MPI traffic and exits with code 2.
+// overlap-bench: one MPI program, one subcommand per benchmark (command_table.hpp).
+// Arguments are parsed and validated before MPI_Init, so bad input costs no MPI traffic and
+// exits with code 2.
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
@@ -7,14 +8,13 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
-#include "apps/impact_command.hpp"
-#include "apps/latency_command.hpp"
+#include "apps/command_table.hpp"
 #include "apps/launcher_rank.hpp"
-#include "apps/nbc_command.hpp"
-#include "apps/sync_command.hpp"
 #include "base/usage_error.hpp"
 
 namespace {
@@ -40,6 +40,13 @@ int usage_error(const std::string& message) {
   return kUsageExit;
 }
 
+std::string subcommand_names() {
+  std::string names;
+  for (const auto& e : overlap::apps::command_table())
+    names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,22 +54,23 @@ int main(int argc, char** argv) {
                "overlap-bench"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "overlap-bench " OVERLAP_VERSION);
-  overlap::apps::SyncOptions sync;
-  overlap::apps::add_sync_command(app, sync);
-  overlap::apps::NbcOptions nbc;
-  overlap::apps::add_nbc_command(app, nbc);
-  overlap::apps::ImpactOptions impact;
-  overlap::apps::add_impact_command(app, impact);
-  overlap::apps::LatencyOptions latency;
-  overlap::apps::add_latency_command(app, latency);
-
   // CLI11 would only say "a subcommand is required"; name the word the user typed.
   const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "sync" && first != "nbc" && first != "impact" &&
-      first != "latency") {
-    return usage_error("'" + first +
-                       "' is not a subcommand; allowed: sync, nbc, impact, latency (see "
-                       "overlap-bench --help)");
+  std::unique_ptr<overlap::apps::Command> command;
+  bool known = first.empty() || first[0] == '-';
+  for (const auto& entry : overlap::apps::command_table()) {
+    CLI::App* sub = app.add_subcommand(entry.name, entry.help);
+    // Only the chosen subcommand gets its storage; the others are listed for --help.
+    if (entry.name == first) {
+      command = entry.make(*sub);
+      known = true;
+    } else {
+      entry.make(*sub);
+    }
+  }
+  if (!known) {
+    return usage_error("'" + first + "' is not a subcommand; allowed: " + subcommand_names() +
+                       " (see overlap-bench --help)");
   }
   try {
     app.parse(argc, argv);
@@ -75,38 +83,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()) + " (see overlap-bench --help)");
   }
-
-  overlap::apps::SyncRun sync_run;
-  overlap::apps::NbcRun nbc_run;
-  overlap::apps::ImpactRun impact_run;
-  overlap::apps::LatencyRun latency_run;
   try {
-    if (first == "sync") sync_run = overlap::apps::validate(sync);
-    if (first == "nbc") nbc_run = overlap::apps::validate(nbc);
-    if (first == "impact") impact_run = overlap::apps::validate(impact);
-    if (first == "latency") latency_run = overlap::apps::validate(latency);
+    command->validate();
   } catch (const overlap::UsageError& e) {
     return usage_error(e.what());
   }
-  // r_MPI_impact's reference: the computation timed before MPI exists in the process.
-  if (first == "impact") overlap::apps::run_impact_before_mpi(impact_run);
+  const std::string command_line = join_arguments(argc, argv);
+  if (!command->uses_mpi()) return command->run(command_line, 0);
+  command->before_mpi();
 
   // The computing benchmarks ask for MPI_THREAD_MULTIPLE: MPICH starts its progress
   // thread (MPICH_ASYNC_PROGRESS=1) only at that level. The level obtained is recorded.
-  const int wanted = first == "sync" ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, wanted, &provided);
-  const std::string command_line = join_arguments(argc, argv);
+  MPI_Init_thread(&argc, &argv, command->thread_level(), &provided);
   int code = 0;
   try {
-    if (first == "sync") code = overlap::apps::run_sync_command(sync_run, command_line);
-    if (first == "nbc") code = overlap::apps::run_nbc_command(nbc_run, command_line, provided);
-    if (first == "impact") {
-      code = overlap::apps::run_impact_command(impact_run, command_line, provided);
-    }
-    if (first == "latency") {
-      code = overlap::apps::run_latency_command(latency_run, command_line, provided);
-    }
+    code = command->run(command_line, provided);
   } catch (const std::exception& e) {
     std::cerr << "overlap-bench: error: " << e.what() << '\n';
     MPI_Abort(MPI_COMM_WORLD, 1);

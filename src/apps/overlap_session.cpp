@@ -10,10 +10,10 @@
 
 namespace overlap::apps {
 
-int start_liboverlap(const std::string& policy) {
-  const OVX_Progress p = policy == "caller"      ? OVX_PROGRESS_CALLER
-                         : policy == "dedicated" ? OVX_PROGRESS_DEDICATED
-                                                 : OVX_PROGRESS_SHARED;
+int start_liboverlap(bench::ProgressPolicy policy) {
+  const OVX_Progress p = policy == bench::ProgressPolicy::caller      ? OVX_PROGRESS_CALLER
+                         : policy == bench::ProgressPolicy::dedicated ? OVX_PROGRESS_DEDICATED
+                                                                      : OVX_PROGRESS_SHARED;
   // Errors come back as codes (not an abort) so the run can end with one line and exit 2.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const int rc = OVX_Init(p);
@@ -30,7 +30,8 @@ int start_liboverlap(const std::string& policy) {
   why = mpi::agree_on_failure(MPI_COMM_WORLD, why);
   if (why.empty()) return 0;
   if (rank == 0)
-    std::fprintf(stderr, "overlap-bench: --progress %s: %s\n", policy.c_str(), why.c_str());
+    std::fprintf(stderr, "overlap-bench: --progress %s: %s\n",
+                 std::string(bench::to_string(policy)).c_str(), why.c_str());
   return 2;
 }
 

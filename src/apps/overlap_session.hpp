@@ -3,12 +3,12 @@
 // thread before OpenMP creates its workers). All ranks agree on success.
 #pragma once
 
-#include <string>
+#include "bench/implementation.hpp"
 
 namespace overlap::apps {
 
-// `policy`: caller, shared or dedicated. Returns 0, or 2 after rank 0 printed one line
-// saying why liboverlap could not start (on any rank).
-int start_liboverlap(const std::string& policy);
+// Returns 0, or 2 after rank 0 printed one line saying why liboverlap could not start (on
+// any rank).
+int start_liboverlap(bench::ProgressPolicy policy);
 
 }  // namespace overlap::apps

@@ -4,6 +4,9 @@
 #include <array>
 #include <cstring>
 
+#include "base/duration.hpp"
+#include "base/value_lists.hpp"
+#include "compute/gemm_workload.hpp"
 #include "measure/calibration.hpp"
 #include "measure/statistics.hpp"
 
@@ -13,24 +16,23 @@ namespace {
 constexpr int kWarmupRuns = 2;
 constexpr int kReasonBytes = 240;
 
-double median_run(compute::GemmWorkload& gemm, int runs) {
+double median_run(compute::Workload& gemm, int runs) {
   for (int i = 0; i < kWarmupRuns; ++i) gemm.run();
   std::vector<double> times;
-  for (int i = 0; i < runs; ++i) times.push_back(gemm.run().slowest_s);
+  for (int i = 0; i < runs; ++i) times.push_back(gemm.run());
   return measure::median(times);
 }
 
 }  // namespace
 
-std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config,
-                                            compute::GemmWorkload& gemm) {
+std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config, compute::Workload& gemm) {
   std::vector<ImpactSample> samples;
   long last = 64;
   for (double target : config.comp_times_s) {
     const measure::CalibrationConfig cc =
         gemm.calibration_config(config.tolerance, config.max_bytes, last);
     const auto cost = [&](long n) {
-      gemm.resize(static_cast<int>(n));
+      gemm.resize(n);
       return median_run(gemm, 3);
     };
     const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
@@ -49,7 +51,7 @@ std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config,
   return samples;
 }
 
-void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::GemmWorkload& gemm,
+void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::Workload& gemm,
                      std::vector<ImpactSample>& samples) {
   MPI_Barrier(comm);  // all ranks initialised; from here on MPI stays idle
   for (ImpactSample& s : samples) {
@@ -59,7 +61,8 @@ void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::GemmWor
   }
 }
 
-std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSample>& samples) {
+std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSample>& samples,
+                                       const std::vector<std::string>& hosts) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -87,7 +90,8 @@ std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSa
                              std::string(&reasons[static_cast<std::size_t>(kReasonBytes * r)]);
           break;
         }
-        p.ranks.push_back({r, static_cast<int>(v[1]), v[2], v[3], v[3] / v[2]});
+        const std::string host = static_cast<std::size_t>(r) < hosts.size() ? hosts[r] : "";
+        p.ranks.push_back({r, host, static_cast<long>(v[1]), v[2], v[3], v[3] / v[2]});
         ratios.push_back(v[3] / v[2]);
       }
       if (p.valid) {
@@ -100,6 +104,89 @@ std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSa
     points.push_back(p);
   }
   return points;
+}
+
+namespace {
+
+std::vector<OptionSpec> impact_options() {
+  return {
+      {"--comp-times", "8ms:128ms", "Computation times: 16ms,64ms or a log2 range 8ms:128ms",
+       "comp_times_s"},
+      {"--runs", "11", "Runs per size and phase (their median is used)", "runs"},
+      {"--tolerance", "10%", "Calibration tolerance (0.1 or 10%)", "tolerance"},
+      {"--max-buffer", "1GiB", "Largest matrices per rank (e.g. 512MiB)", "max_bytes"},
+      {"--progress", "",
+       "Also start liboverlap's progress engine (caller, shared or dedicated), idle, to "
+       "measure what its presence costs; default: not started",
+       "progress"},
+  };
+}
+
+ImpactConfig parse_impact(const OptionValues& v) {
+  ImpactConfig c;
+  c.comp_times_s = parse_duration_list(v.text("--comp-times"), "--comp-times");
+  c.runs = parse_count(v.text("--runs"), "--runs", 100'000);
+  c.tolerance = parse_fraction(v.text("--tolerance"), "--tolerance");
+  c.max_bytes = parse_bytes(v.text("--max-buffer"), "--max-buffer");
+  if (const auto p = v.typed("--progress")) {
+    c.progress = kProgressPolicyNames.parse_option(*p, "--progress");
+  }
+  return c;
+}
+
+std::optional<ProgressPolicy> impact_liboverlap(const ImpactConfig& c) { return c.progress; }
+
+std::string impact_label(const ImpactConfig& c) {
+  return c.progress ? " + liboverlap " + std::string(to_string(*c.progress)) : "";
+}
+
+// The half before MPI_Init: the computation with no MPI in the process.
+struct BeforeMpi {
+  std::unique_ptr<compute::GemmWorkload> gemm;
+  std::vector<ImpactSample> samples;
+};
+
+std::shared_ptr<void> impact_first_half(const ImpactConfig& c, const RunPlan& plan) {
+  auto half = std::make_shared<BeforeMpi>();
+  half->gemm = std::make_unique<compute::GemmWorkload>(plan.thread_pus);
+  half->samples = impact_before_mpi(c, *half->gemm);
+  return half;
+}
+
+class ImpactRun : public Sweep<ImpactPoint> {
+ public:
+  ImpactRun(const RunResources& r, const ImpactConfig& c)
+      : r_(r), config_(c), half_(std::static_pointer_cast<BeforeMpi>(r.before_mpi)) {}
+  std::vector<ImpactPoint> keys() const override { return {ImpactPoint{}}; }
+  std::vector<ImpactPoint> measure(const ImpactPoint&) override {
+    impact_with_mpi(r_.comm, config_, *half_->gemm, half_->samples);
+    return gather_impact(r_.comm, half_->samples, r_.context->hosts);
+  }
+
+ private:
+  RunResources r_;
+  ImpactConfig config_;
+  std::shared_ptr<BeforeMpi> half_;
+};
+
+std::unique_ptr<Sweep<ImpactPoint>> start_impact(const RunResources& r, const ImpactConfig& c) {
+  return std::make_unique<ImpactRun>(r, c);
+}
+
+}  // namespace
+
+const Benchmark<ImpactConfig, ImpactPoint>& impact_benchmark() {
+  static const Benchmark<ImpactConfig, ImpactPoint> b{
+      &kImpactResult,
+      "How much an idle, initialised MPI slows computation (r_MPI_impact)",
+      {.computes = true, .resumable = false, .global_clock = false},
+      impact_options,
+      parse_impact,
+      impact_liboverlap,
+      impact_first_half,
+      start_impact,
+      impact_label};
+  return b;
 }
 
 }  // namespace overlap::bench

@@ -10,17 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "compute/gemm_workload.hpp"
+#include "bench/benchmark.hpp"
+#include "bench/impact_record.hpp"
+#include "compute/workload.hpp"
 
 namespace overlap::bench {
-
-struct ImpactConfig {
-  std::vector<double> comp_times_s;
-  int runs = 11;  // median over this many runs
-  double tolerance = 0.1;
-  double max_bytes = 1024.0 * 1024 * 1024;
-  int threads = 1;
-};
 
 // One rank's view of one computation size.
 struct ImpactSample {
@@ -33,31 +27,17 @@ struct ImpactSample {
 };
 
 // Before MPI_Init; touches no MPI. Calibrates each target on this rank and times it.
-std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config,
-                                            compute::GemmWorkload& gemm);
+std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config, compute::Workload& gemm);
 // After MPI_Init, collective: the same sizes again, MPI idle while they run.
-void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::GemmWorkload& gemm,
+void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::Workload& gemm,
                      std::vector<ImpactSample>& samples);
-
-struct ImpactRank {
-  int rank = 0;
-  int comp_size = 0;
-  double t_comp_ref_s = 0;
-  double t_comp_passive_mpi_s = 0;
-  double r_mpi_impact = 0;
-};
-
-struct ImpactPoint {
-  double target_comp_s = 0;
-  bool valid = false;
-  std::string invalid_reason;
-  std::vector<ImpactRank> ranks;  // empty when invalid
-  double r_mpi_impact_max = 0;
-  double r_mpi_impact_median = 0;
-};
 
 // Collective; the points are complete on rank 0. A size is invalid if any rank could not
 // calibrate it (the first such rank's reason is kept).
-std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSample>& samples);
+// `hosts`: each rank's host name.
+std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSample>& samples,
+                                       const std::vector<std::string>& hosts);
+
+const Benchmark<ImpactConfig, ImpactPoint>& impact_benchmark();
 
 }  // namespace overlap::bench

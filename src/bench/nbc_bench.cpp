@@ -1,25 +1,25 @@
 #include "bench/nbc_bench.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
-#include <sstream>
-#include <thread>
 
 #include "base/duration.hpp"
-#include "clock/group_sync.hpp"
-#include "clock/sync_barrier.hpp"
+#include "base/usage_error.hpp"
+#include "base/value_lists.hpp"
+#include "bench/collective.hpp"
+#include "bench/common_options.hpp"
+#include "bench/timed_run.hpp"
 #include "compute/gemm_workload.hpp"
 #include "measure/calibration.hpp"
-#include "measure/global_time.hpp"
+#include "measure/overlap_reduction.hpp"
 #include "measure/statistics.hpp"
 
 namespace overlap::bench {
 namespace {
 
-// Fields each rank sends per iteration; see NbcSweep::Iteration.
-constexpr int kFields = 10;
+// Fields each rank sends per iteration; see NbcSweep::Local.
+constexpr int kFields = 12;
 
 // Start from a guess scaled from the last calibration of the same kind, so a sweep's
 // later targets take two or three steps instead of a full search from the smallest size.
@@ -33,133 +33,101 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+std::string percent(double tolerance) { return std::to_string(std::lround(tolerance * 100)); }
+
 }  // namespace
 
-// One iteration on one rank, local clock unless named global.
-struct NbcSweep::Iteration {
+// One iteration on one rank, local clock.
+struct NbcSweep::Local {
   double comm_start = 0, comm_end = 0;    // bare collective
   double comp_ref = 0;                    // bare computation
   double t1 = 0, t2 = 0, t3 = 0, t4 = 0;  // overlap run (Algorithm 1)
+  double t_test = 0;                      // inside MPI_Test during the computation
+  bool late = false;                      // left one of the three barriers late
 };
 
-bool NbcPointKey::same_as(const NbcPointKey& o) const {
-  const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(a, b); };
-  return impl == o.impl && op == o.op && close(target_comm_s, o.target_comm_s) &&
-         close(target_comp_s, o.target_comp_s);
+OperationFactory collective_calls(MPI_Comm comm) {
+  return [comm](Implementation impl, Collective op) -> std::unique_ptr<Operation> {
+    return std::make_unique<CollectiveCall>(op, impl, comm);
+  };
 }
 
-NbcSweep::NbcSweep(MPI_Comm comm, const clock::ClockSource& clock, NbcConfig config)
-    : comm_(comm), clock_(clock), config_(std::move(config)) {
-  MPI_Comm_rank(comm, &rank_);
-  MPI_Comm_size(comm, &size_);
-  sync_ =
-      std::make_unique<clock::GroupSync>(comm, clock, clock::SyncScheme::log, config_.estimator);
-  sync_->run_pass();
-  const double first = clock.now();
-  while (clock.now() - first < config_.sync_span_s) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  sync_->run_pass();
-  passes_ = 2;
-  update_rtt();
-  model_ = sync_->models().drift;
-  barrier_ = std::make_unique<clock::SyncBarrier>(comm, clock, model_);
-  gemm_ = std::make_unique<compute::GemmWorkload>(config_.threads);
+int test_calls_for(long msg_bytes, long interval_bytes) {
+  if (interval_bytes <= 0) return 0;
+  return static_cast<int>((msg_bytes + interval_bytes - 1) / interval_bytes) + 1;
 }
 
-NbcSweep::~NbcSweep() = default;
+NbcSweep::NbcSweep(GlobalClock& clock, NbcConfig config, OperationFactory make_op,
+                   compute::Workload& workload)
+    : clock_(clock), config_(std::move(config)), make_op_(std::move(make_op)), work_(workload) {}
 
-std::vector<NbcPointKey> NbcSweep::points() const {
-  std::vector<NbcPointKey> keys;
+std::vector<NbcPoint> NbcSweep::points() const {
+  std::vector<NbcPoint> keys;
   // Implementations innermost: each (op, comm, comp) is measured by both back to back,
   // so a comparison sees the same machine state.
-  for (NbcOp op : config_.ops) {
+  for (Collective op : config_.ops) {
     for (double comm : config_.comm_times_s) {
       for (double comp : config_.comp_times_s) {
-        for (NbcImpl impl : config_.impls) keys.push_back({impl, op, comm, comp});
+        for (Implementation impl : config_.impls) {
+          NbcPoint k;
+          k.impl = impl;
+          k.op = op;
+          k.target_comm_s = comm;
+          k.target_comp_s = comp;
+          keys.push_back(k);
+        }
       }
     }
   }
   return keys;
 }
 
-void NbcSweep::resync() {
-  sync_->run_pass();
-  ++passes_;
-  model_ = sync_->models().drift;
-  barrier_->set_model(model_);
-  update_rtt();
-}
-
-void NbcSweep::update_rtt() {
-  double rtt = sync_->samples().empty() ? 0.0 : sync_->samples().back().rtt;
-  MPI_Allreduce(MPI_IN_PLACE, &rtt, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  max_rtt_ = rtt;
-}
-
-// Median over runs of the collective's global span; identical on every rank, so every
-// rank's calibration takes the same decisions.
-double NbcSweep::comm_span_median(NbcOperation& op, int runs) {
-  const clock::ClockModel& model = model_;
-  std::vector<double> spans;
-  for (int i = 0; i < runs; ++i) {
-    barrier_->wait();
-    const double start = clock_.now();
-    MPI_Request req = op.start();
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    const double end = clock_.now();
-    std::array<double, 2> v{model.to_global(start), -model.to_global(end)};
-    MPI_Allreduce(MPI_IN_PLACE, v.data(), 2, MPI_DOUBLE, MPI_MIN, comm_);
-    spans.push_back(-v[1] - v[0]);
-  }
-  return measure::median(spans);
-}
-
 double NbcSweep::comp_slowest_median(int runs) {
   std::vector<double> times;
   for (int i = 0; i < runs; ++i) {
-    barrier_->wait();
-    double t = gemm_->run().slowest_s;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    clock_.barrier();
+    double t = work_.run();
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock_.comm());
     times.push_back(t);
   }
   return measure::median(times);
 }
 
-NbcSweep::Calibrated NbcSweep::calibrate_comm(NbcOperation& op, double target) {
+NbcSweep::Calibrated NbcSweep::calibrate_comm(Operation& op, const NbcPoint& key) {
+  const double target = key.target_comm_s;
   if (!op.has_size()) {
-    const double t = comm_span_median(op, config_.calibration_runs);
+    const double t = median_span(clock_, op, config_.calibration_runs);
     if (std::abs(t - target) <= config_.tolerance * target) return {true, 0, ""};
     return {false, 0,
-            std::string(to_string(op.op())) + " has no size to calibrate: it takes " +
-                format_duration(t) + ", not within " +
-                std::to_string(std::lround(config_.tolerance * 100)) + " % of " +
+            std::string(kNonblockingNames.name(key.op)) + " has no size to calibrate: it takes " +
+                format_duration(t) + ", not within " + percent(config_.tolerance) + " % of " +
                 format_duration(target)};
   }
   measure::CalibrationConfig cc;
   cc.tolerance = config_.tolerance;
   cc.min_size = 1;
   cc.max_size = std::max(1L, op.max_elements(config_.max_bytes));
-  cc.initial_size = warm_start(last_comm_[{op.impl(), op.op()}], target, 1.0, 1024);
+  cc.initial_size = warm_start(last_comm_[{key.impl, key.op}], target, 1.0, 1024);
   const auto cost = [&](long elements) {
     op.resize(elements);
-    comm_span_median(op, 1);  // warm-up: connections, registration, algorithm choice
-    return comm_span_median(op, config_.calibration_runs);
+    median_span(clock_, op, 1);  // warm-up: connections, registration, algorithm choice
+    return median_span(clock_, op, config_.calibration_runs);
   };
   const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
   if (!r.converged) {
     return {false, 0,
             "message size not calibrated for " + format_duration(target) + ": " + r.reason};
   }
-  last_comm_[{op.impl(), op.op()}] = {r.size, r.time};
+  last_comm_[{key.impl, key.op}] = {r.size, r.time};
   return {true, r.size, ""};
 }
 
 NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
-  const measure::CalibrationConfig cc = gemm_->calibration_config(
-      config_.tolerance, config_.max_bytes, warm_start(last_comp_, target, 3.0, 64));
+  const measure::CalibrationConfig cc =
+      work_.calibration_config(config_.tolerance, config_.max_bytes,
+                               warm_start(last_comp_, target, work_.size_exponent(), 64));
   const auto cost = [&](long n) {
-    gemm_->resize(static_cast<int>(n));
+    work_.resize(n);
     comp_slowest_median(1);  // warm-up: caches, page faults, BLAS buffers
     return comp_slowest_median(config_.calibration_runs);
   };
@@ -172,139 +140,263 @@ NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
   return {true, r.size, ""};
 }
 
-NbcSweep::Iteration NbcSweep::run_iteration(NbcOperation& op) {
-  Iteration it;
-  barrier_->wait();
+NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests) {
+  Local it;
+  it.late = clock_.barrier();
   it.comm_start = clock_.now();
-  MPI_Request req = op.start();
-  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  op.start();
+  op.wait();
   it.comm_end = clock_.now();
 
-  barrier_->wait();
+  it.late = clock_.barrier() || it.late;
+  // With test calls, the reference is split into the same pieces (with nothing between),
+  // so that t_comp - t_comp_ref is the test calls' cost, not the splitting's.
+  int calls = 0;
   const double c0 = clock_.now();
-  gemm_->run();
+  if (tests > 1) {
+    work_.run_in_pieces(
+        tests - 1, [] {}, calls);
+  } else {
+    work_.run();
+  }
   it.comp_ref = clock_.now() - c0;
 
-  barrier_->wait();  // Algorithm 1: no MPI_Test anywhere, progress must come by itself
+  it.late = clock_.barrier() || it.late;
+  // Algorithm 1; MPI_Test calls only when --test-interval asks for them.
+  const auto test = [&] {
+    const double t = clock_.now();
+    op.test();
+    it.t_test += clock_.now() - t;
+  };
   it.t1 = clock_.now();
-  req = op.start();
+  op.start();
   it.t2 = clock_.now();
-  gemm_->run();
+  if (tests > 0) {
+    test();
+    work_.run_in_pieces(tests - 1, test, calls);
+  } else {
+    work_.run();
+  }
   it.t3 = clock_.now();
-  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  op.wait();
   it.t4 = clock_.now();
   return it;
 }
 
-NbcPointRecord NbcSweep::measure(const NbcPointKey& key) {
+NbcPoint NbcSweep::measure(const NbcPoint& key) {
   const auto started = std::chrono::steady_clock::now();
-  NbcPointRecord rec;
-  rec.key = key;
-  NbcOperation op(key.op, key.impl, comm_);
+  NbcPoint rec;
+  rec.impl = key.impl;
+  rec.op = key.op;
+  rec.target_comm_s = key.target_comm_s;
+  rec.target_comp_s = key.target_comp_s;
+  std::unique_ptr<Operation> op = make_op_(key.impl, key.op);
 
   const auto calib_started = std::chrono::steady_clock::now();
   const auto comm_key = std::make_tuple(key.impl, key.op, key.target_comm_s);
-  if (!comm_cache_.contains(comm_key)) {
-    comm_cache_[comm_key] = calibrate_comm(op, key.target_comm_s);
-  }
+  if (!comm_cache_.contains(comm_key)) comm_cache_[comm_key] = calibrate_comm(*op, key);
   if (!comp_cache_.contains(key.target_comp_s)) {
     comp_cache_[key.target_comp_s] = calibrate_comp(key.target_comp_s);
   }
-  const double calibration = seconds_since(calib_started);
-  calibration_s_ += calibration;
-  rec.calibration_s = calibration;  // 0 when both sizes came from the cache
+  rec.calibration_s = seconds_since(calib_started);  // 0 when both sizes came from the cache
+  calibration_s_ += rec.calibration_s;
   const Calibrated& comm = comm_cache_[comm_key];
   const Calibrated& comp = comp_cache_[key.target_comp_s];
-  if (comm.ok) rec.msg_bytes = comm.size * op.element_bytes();
-  if (comp.ok) rec.comp_size = static_cast<int>(comp.size);
+  if (comm.ok) rec.msg_bytes = comm.size * op->element_bytes();
+  if (comp.ok) rec.comp_size = comp.size;
   if (!comm.ok || !comp.ok) {
     rec.invalid_reason = !comm.ok ? comm.reason : comp.reason;
+    rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
     rec.elapsed_s = seconds_since(started);
     return rec;
   }
 
-  if (op.has_size()) op.resize(comm.size);
-  gemm_->resize(static_cast<int>(comp.size));
-  for (int i = 0; i < config_.warmup; ++i) run_iteration(op);
-  std::vector<Iteration> its;
-  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(op));
-  resync();
+  if (op->has_size()) op->resize(comm.size);
+  work_.resize(comp.size);
+  const int tests = config_.test_interval_bytes
+                        ? test_calls_for(rec.msg_bytes.value_or(0), *config_.test_interval_bytes)
+                        : 0;
+  for (int i = 0; i < config_.warmup; ++i) run_iteration(*op, tests);
+  std::vector<Local> its;
+  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(*op, tests));
+  clock_.resync();
+  rec.test_calls = tests;
   reduce(its, rec);
   rec.elapsed_s = seconds_since(started);
   return rec;
 }
 
-void NbcSweep::reduce(const std::vector<Iteration>& its, NbcPointRecord& rec) {
+void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
   // Local to global with the line through every sync so far, the latest one (resync)
   // after these timestamps: interpolation.
-  const clock::ClockModel& model = model_;
   const auto n = static_cast<int>(its.size());
   std::vector<double> mine;
-  for (const Iteration& it : its) {
-    mine.insert(mine.end(),
-                {model.to_global(it.comm_start), model.to_global(it.comm_end), it.comp_ref,
-                 model.to_global(it.t1), it.t2 - it.t1, it.t3 - it.t2, it.t4 - it.t3,
-                 model.to_global(it.t4), it.comm_end - it.comm_start, it.t4 - it.t1});
+  for (const Local& it : its) {
+    mine.insert(mine.end(), {clock_.to_global(it.comm_start), clock_.to_global(it.comm_end),
+                             it.comm_end - it.comm_start, it.comp_ref, clock_.to_global(it.t1),
+                             clock_.to_global(it.t4), it.t2 - it.t1, it.t3 - it.t2, it.t4 - it.t3,
+                             it.t_test, it.late ? 1.0 : 0.0, 0.0});
   }
-  std::vector<double> all(rank_ == 0 ? mine.size() * static_cast<std::size_t>(size_) : 0);
-  MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0, comm_);
-  rec.iterations = n;
-  if (rank_ != 0) return;
+  const int size = clock_.size();
+  std::vector<double> all(clock_.rank() == 0 ? mine.size() * static_cast<std::size_t>(size) : 0);
+  MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0,
+             clock_.comm());
+  if (clock_.rank() != 0) return;
 
-  const auto at = [&](int r, int i, int f) {
-    return all[(static_cast<std::size_t>(r) * n + i) * kFields + f];
-  };
-  std::vector<double> comm_ref, comp_ref, measured, call, compute, wait;
+  std::vector<std::vector<measure::RankIteration>> by_iteration(static_cast<std::size_t>(n));
+  std::vector<double> test_time(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    std::vector<double> cs, ce, t1, t4;
-    double comp_max = 0, call_max = 0, compute_max = 0, wait_max = 0;
-    for (int r = 0; r < size_; ++r) {
-      cs.push_back(at(r, i, 0));
-      ce.push_back(at(r, i, 1));
-      comp_max = std::max(comp_max, at(r, i, 2));
-      t1.push_back(at(r, i, 3));
-      call_max = std::max(call_max, at(r, i, 4));
-      compute_max = std::max(compute_max, at(r, i, 5));
-      wait_max = std::max(wait_max, at(r, i, 6));
-      t4.push_back(at(r, i, 7));
+    for (int r = 0; r < size; ++r) {
+      const double* f = &all[(static_cast<std::size_t>(r) * n + i) * kFields];
+      by_iteration[static_cast<std::size_t>(i)].push_back(
+          {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] != 0});
     }
-    comm_ref.push_back(measure::collective_span(cs, ce));
-    comp_ref.push_back(comp_max);
-    measured.push_back(measure::collective_span(t1, t4));
-    call.push_back(call_max);
-    compute.push_back(compute_max);
-    wait.push_back(wait_max);
   }
-  rec.times = {measure::median(comm_ref), measure::median(comp_ref), measure::median(measured),
-               measure::median(call),     measure::median(compute),  measure::median(wait)};
-  rec.t_measured_p25_s = measure::quantile(measured, 0.25);
-  rec.t_measured_p75_s = measure::quantile(measured, 0.75);
-
-  // OSU and IMB work on per-rank local durations; give them each rank's medians.
-  std::vector<measure::RankDurations> ranks;
-  for (int r = 0; r < size_; ++r) {
-    std::vector<double> overall, comp, pure, cpu;
-    for (int i = 0; i < n; ++i) {
-      overall.push_back(at(r, i, 9));
-      comp.push_back(at(r, i, 5));
-      pure.push_back(at(r, i, 8));
-      cpu.push_back(at(r, i, 2));
-    }
-    ranks.push_back({measure::median(overall), measure::median(comp), measure::median(pure),
-                     measure::median(cpu)});
+  const measure::OverlapPointStats s = measure::reduce_overlap(by_iteration);
+  rec.iterations = s.kept;
+  rec.discarded = s.discarded;
+  rec.valid = s.valid;
+  rec.diagnosis = s.diagnosis;
+  if (!s.valid) {
+    rec.invalid_reason = s.invalid_reason;
+    rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
+    return;
   }
-  rec.r_overhead = measure::r_overhead(rec.times);
-  rec.r_comm = measure::r_comm(rec.times);
-  rec.r_comp_slowdown = measure::r_comp_slowdown(rec.times);
-  rec.osu_overlap_pct = measure::osu_overlap_pct(ranks);
-  rec.imb_overlap_pct = measure::imb_overlap_pct(ranks);
-  rec.diagnosis = measure::diagnose(rec.times);
-  rec.valid = rec.diagnosis != measure::Diagnosis::invalid;
-  if (!rec.valid) rec.invalid_reason = "a reference time was not positive";
+  rec.t_comm_ref = s.t_comm_ref;
+  rec.t_comp_ref = s.t_comp_ref;
+  rec.t_measured = s.t_measured;
+  rec.t_call = s.t_call;
+  rec.t_comp = s.t_comp;
+  rec.t_wait = s.t_wait;
+  rec.t_in_mpi = s.t_in_mpi;
+  if (rec.test_calls > 0) rec.t_test = s.t_test;
+  rec.r_overhead = s.r_overhead;
+  rec.r_comm = s.r_comm;
+  rec.r_comp_slowdown = s.r_comp_slowdown;
+  rec.osu_overlap_pct = s.osu_overlap_pct;
+  rec.imb_overlap_pct = s.imb_overlap_pct;
+  rec.diagnosis_text = std::string(measure::explain(s.diagnosis));
+  NbcSamples samples;
+  for (const measure::IterationSample& x : s.samples) {
+    samples.t_comm_ref_s.push_back(x.t_comm_ref);
+    samples.t_comp_ref_s.push_back(x.t_comp_ref);
+    samples.t_measured_s.push_back(x.t_measured);
+    samples.t_call_s.push_back(x.t_call);
+    samples.t_comp_s.push_back(x.t_comp);
+    samples.t_wait_s.push_back(x.t_wait);
+    samples.pacing_rank.push_back(x.pacing_rank);
+  }
+  rec.samples = samples;
 }
 
-ClockSyncQuality NbcSweep::sync_quality() const {
-  return {passes_, max_rtt_, barrier_->misses(), barrier_->window()};
+namespace {
+
+std::vector<OptionSpec> nbc_options() {
+  std::vector<OptionSpec> o = {
+      {"--impl", "mpi",
+       "Whose collectives: mpi, overlap (liboverlap), or mpi,overlap to compare them point by "
+       "point",
+       "impls"},
+      {"--progress", "shared",
+       "liboverlap's progress policy: caller, shared or dedicated (dedicated leaves one core "
+       "free, see --dedicate-cores)",
+       "progress"},
+      {"--op", "ibcast", "Collectives, comma-separated: " + kNonblockingNames.list() + ", or all",
+       "ops"},
+      {"--comm-times", "1ms:16ms",
+       "Target communication times: 1ms,4ms,16ms or a log2 range 1ms:64ms", "comm_times_s"},
+      {"--comp-times", "1ms:16ms", "Target computation times, same forms", "comp_times_s"},
+      {"--iterations", "15", "Measured iterations per point", "iterations"},
+      {"--warmup", "2", "Unrecorded iterations per point", "warmup"},
+      {"--calibration-runs", "5", "Runs per calibration step, their median is used",
+       "calibration_runs"},
+      {"--tolerance", "10%", "Calibration tolerance, 0.1 or 10%", "tolerance"},
+      {"--max-buffer", "1GiB", "Largest send + receive buffers per rank, e.g. 512MiB", "max_bytes"},
+      {"--test-interval", "",
+       "Call MPI_Test every this many bytes of message during the computation (e.g. 64KiB): "
+       "ceil(size / interval) + 1 calls",
+       "test_interval_bytes"},
+  };
+  for (OptionSpec& c : clock_options()) o.push_back(c);
+  return o;
+}
+
+long whole_bytes(const std::string& text, const std::string& option) {
+  const double b = parse_bytes(text, option);
+  if (b != std::floor(b) || b > 1e15) {
+    throw UsageError(option + ": '" + text + "' is not allowed; expected a whole number of bytes");
+  }
+  return static_cast<long>(b);
+}
+
+NbcConfig parse_nbc(const OptionValues& v) {
+  NbcConfig c;
+  c.impls = parse_impls(v.text("--impl"), "--impl");
+  c.progress = kProgressPolicyNames.parse_option(v.text("--progress"), "--progress");
+  c.ops = parse_collectives(v.text("--op"), "--op", kNonblockingNames);
+  c.comm_times_s = parse_duration_list(v.text("--comm-times"), "--comm-times");
+  c.comp_times_s = parse_duration_list(v.text("--comp-times"), "--comp-times");
+  c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
+  c.warmup = parse_count_or_zero(v.text("--warmup"), "--warmup", 1'000'000);
+  c.calibration_runs = parse_count(v.text("--calibration-runs"), "--calibration-runs", 1000);
+  c.tolerance = parse_fraction(v.text("--tolerance"), "--tolerance");
+  c.max_bytes = parse_bytes(v.text("--max-buffer"), "--max-buffer");
+  if (const auto t = v.typed("--test-interval"))
+    c.test_interval_bytes = whole_bytes(*t, "--test-interval");
+  c.patience = parse_count(v.text("--patience"), "--patience");
+  c.sync_span_s = parse_duration(v.text("--sync-span"), "--sync-span");
+  return c;
+}
+
+std::optional<ProgressPolicy> nbc_liboverlap(const NbcConfig& c) {
+  const bool used =
+      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
+  return used ? std::optional(c.progress) : std::nullopt;
+}
+
+// The sweep with its clock and its computation.
+class NbcRun : public Sweep<NbcPoint> {
+ public:
+  NbcRun(const RunResources& r, const NbcConfig& c)
+      : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
+        gemm_(r.plan->thread_pus),
+        sweep_(clock_, c, collective_calls(r.comm), gemm_),
+        config_(c) {}
+
+  std::vector<NbcPoint> keys() const override { return sweep_.points(); }
+  std::vector<NbcPoint> measure(const NbcPoint& key) override { return {sweep_.measure(key)}; }
+  // Three phases per iteration plus calibration.
+  double weight(const NbcPoint& k) const override {
+    const double iteration = 2 * (k.target_comm_s + k.target_comp_s);
+    return (config_.iterations + config_.warmup + 2.0 * config_.calibration_runs) * iteration;
+  }
+  std::optional<double> calibration_s() const override { return sweep_.calibration_s(); }
+  std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
+
+ private:
+  GlobalClock clock_;
+  compute::GemmWorkload gemm_;
+  NbcSweep sweep_;
+  NbcConfig config_;
+};
+
+std::unique_ptr<Sweep<NbcPoint>> start_nbc(const RunResources& r, const NbcConfig& c) {
+  return std::make_unique<NbcRun>(r, c);
+}
+
+}  // namespace
+
+const Benchmark<NbcConfig, NbcPoint>& nbc_benchmark() {
+  static const Benchmark<NbcConfig, NbcPoint> b{
+      &kNbcResult,
+      "Overlap of nonblocking collectives with computation over a grid of times",
+      {.computes = true, .resumable = true, .global_clock = true},
+      nbc_options,
+      parse_nbc,
+      nbc_liboverlap,
+      nullptr,
+      start_nbc};
+  return b;
 }
 
 }  // namespace overlap::bench

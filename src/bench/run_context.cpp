@@ -44,7 +44,9 @@ RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
 #else
   ctx.mpi_flavor = "other";
 #endif
-  MPI_Get_version(&ctx.mpi_version, &ctx.mpi_subversion);
+  int version = 0, subversion = 0;
+  MPI_Get_version(&version, &subversion);
+  ctx.mpi_standard = std::to_string(version) + "." + std::to_string(subversion);
   MPI_Comm_size(comm, &ctx.size);
 
   std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
@@ -58,10 +60,12 @@ RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
   ctx.clock_source = clock_source;
   ctx.command_line = command_line;
   ctx.started_at = utc_now_iso8601();
+  ctx.environment = mpi_environment();
+  ctx.label = default_label(ctx.mpi_flavor, ctx.environment);
   return ctx;
 }
 
-std::vector<std::pair<std::string, std::string>> mpi_environment() {
+std::map<std::string, std::string> mpi_environment() {
   static constexpr std::string_view kPrefixes[] = {"MPICH_",    "MPIR_CVAR_", "MPIR_", "OMPI_MCA_",
                                                    "UCX_",      "OMP_",       "PSM2_", "FI_",
                                                    "OPENBLAS_", "HYDRA_"};
@@ -70,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> mpi_environment() {
       "OMPI_MCA_orte_",        "OMPI_MCA_ess_",
       "OMPI_MCA_pmix",         "OMPI_MCA_mpi_oversubscribe",
       "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
-  std::vector<std::pair<std::string, std::string>> vars;
+  std::map<std::string, std::string> vars;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const auto eq = entry.find('=');
@@ -79,14 +83,13 @@ std::vector<std::pair<std::string, std::string>> mpi_environment() {
     const auto starts = [&](std::string_view p) { return name.starts_with(p); };
     if (std::none_of(std::begin(kPrefixes), std::end(kPrefixes), starts)) continue;
     if (std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping), starts)) continue;
-    vars.emplace_back(std::string(name), std::string(entry.substr(eq + 1)));
+    vars[std::string(name)] = std::string(entry.substr(eq + 1));
   }
-  std::sort(vars.begin(), vars.end());
   return vars;
 }
 
 std::string default_label(const std::string& flavor,
-                          const std::vector<std::pair<std::string, std::string>>& environment) {
+                          const std::map<std::string, std::string>& environment) {
   std::string label = flavor;
   for (const auto& [name, value] : environment) {
     if ((name == "MPICH_ASYNC_PROGRESS" || name == "MPIR_CVAR_ASYNC_PROGRESS") && value == "1") {
@@ -102,6 +105,50 @@ std::string thread_level_name(int level) {
   if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
   if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
   return "unknown";
+}
+
+const Schema<ClockSyncQuality>& clock_sync_schema() {
+  using Q = ClockSyncQuality;
+  static const Schema<Q> s =
+      Schema<Q>()
+          .add("passes", &Q::passes, Unit::count, "group sync passes so far")
+          .add("max_rtt_s", &Q::max_rtt_s, Unit::seconds,
+               "worst min-RTT of the last pass over ranks: an upper bound of the offset error")
+          .add("barrier_late", &Q::barrier_late, Unit::count,
+               "sync barrier calls in which a rank was late")
+          .add("barrier_window_s", &Q::barrier_window_s, Unit::seconds,
+               "the sync barrier's window at the end");
+  return s;
+}
+
+const Schema<RunContext>& run_context_schema() {
+  using C = RunContext;
+  static const Schema<C> s =
+      Schema<C>()
+          .add("mpi_library", &C::mpi_library, Unit::none, "first line of MPI_Get_library_version")
+          .add("mpi_flavor", &C::mpi_flavor, Unit::none, "openmpi, mpich or other")
+          .add("mpi_standard", &C::mpi_standard, Unit::none, "e.g. 3.1")
+          .add("processes", &C::size, Unit::count, "P")
+          .add("hosts", &C::hosts, Unit::none, "host name of each rank, rank order")
+          .add("clock_source", &C::clock_source, Unit::none,
+               "monotonic, monotonic_raw or mpi_wtime")
+          .add("command_line", &C::command_line, Unit::none, "the command as typed")
+          .add("started_at", &C::started_at, Unit::none, "ISO 8601 UTC")
+          .add("label", &C::label, Unit::none,
+               "--label, default: flavor plus notable settings, e.g. mpich async-progress")
+          .mapping("environment", &C::environment,
+                   "the MPI-related variables that were set (MPICH_*, MPIR_CVAR_*, OMPI_MCA_*, "
+                   "UCX_*, OMP_*, ...)")
+          .add("thread_level", &C::thread_level, Unit::none,
+               "thread support MPI provided, e.g. MPI_THREAD_MULTIPLE")
+          .add("threads", &C::threads, Unit::count, "computation threads per rank (0: none)")
+          .add("dedicated_cores", &C::dedicated_cores, Unit::count, "--dedicate-cores K")
+          .add("thread_pus", &C::thread_pus, Unit::none,
+               "rank 0: the hardware threads each computation thread is bound to while it "
+               "computes (e.g. \"0+4\"; empty: unbound)")
+          .section("clock_sync", &C::clock_sync, clock_sync_schema(),
+                   "benchmarks on the global clock: how good it was (null otherwise)");
+  return s;
 }
 
 }  // namespace overlap::bench

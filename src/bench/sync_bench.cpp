@@ -1,10 +1,14 @@
 #include "bench/sync_bench.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <thread>
 
+#include "base/duration.hpp"
+#include "base/usage_error.hpp"
 #include "clock/group_sync.hpp"
 #include "clock/sync_barrier.hpp"
 #include "measure/statistics.hpp"
@@ -29,7 +33,13 @@ void sleep_until(const ClockSource& clock, double local_target) {
   }
 }
 
-SchemeRecord summarise(clock::SyncScheme scheme, const std::vector<PassStats>& passes) {
+struct SchemeRecord {
+  double sync_time_s = 0;  // median over passes of one pass's duration
+  int steps = 0;           // sequential exchange steps of one pass, as measured
+  long exchanges = 0;      // ping-pongs in one pass (median pass), all ranks
+};
+
+SchemeRecord summarise(const std::vector<PassStats>& passes) {
   std::vector<double> durations;
   std::vector<double> exchanges;
   int steps = 0;
@@ -38,8 +48,7 @@ SchemeRecord summarise(clock::SyncScheme scheme, const std::vector<PassStats>& p
     exchanges.push_back(static_cast<double>(p.exchanges));
     steps = std::max(steps, p.sequential_steps);
   }
-  return {std::string(to_string(scheme)), measure::median(durations), steps,
-          static_cast<std::int64_t>(measure::median(exchanges))};
+  return {measure::median(durations), steps, static_cast<long>(measure::median(exchanges))};
 }
 
 // Median over iterations of (latest - earliest) global exit time. `exits` is rank-major:
@@ -128,24 +137,25 @@ double gathered_skew(MPI_Comm comm, const std::vector<double>& global_exits) {
 
 }  // namespace
 
-SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& config) {
+SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& config,
+                    const std::vector<std::string>& hosts) {
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   SyncRecord record;
-  record.config = config;
+  const clock::EstimatorConfig estimator{config.patience};
   if (size == 1) {
     record.trivial = true;
-    record.ranks.push_back({});
-    record.log.scheme = "log";
-    record.linear.scheme = "linear";
+    RankSyncRecord only;
+    only.host = hosts.empty() ? "" : hosts.front();
+    record.ranks.push_back(only);
     return record;
   }
 
   const bool log_chosen = config.model_scheme == clock::SyncScheme::log;
-  GroupSync log_sync(comm, clock, clock::SyncScheme::log, config.estimator);
-  GroupSync linear_sync(comm, clock, clock::SyncScheme::linear, config.estimator);
+  GroupSync log_sync(comm, clock, clock::SyncScheme::log, estimator);
+  GroupSync linear_sync(comm, clock, clock::SyncScheme::linear, estimator);
   std::vector<PassStats> log_passes;
   std::vector<PassStats> linear_passes;
   MPI_Barrier(comm);
@@ -160,11 +170,17 @@ SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& c
   const RankClockModels linear_models = linear_sync.models();
   const RankClockModels& chosen = log_chosen ? log_models : linear_models;
   const RankClockModels& other = log_chosen ? linear_models : log_models;
-  record.log = summarise(clock::SyncScheme::log, log_passes);
-  record.linear = summarise(clock::SyncScheme::linear, linear_passes);
+  const SchemeRecord log = summarise(log_passes);
+  const SchemeRecord linear = summarise(linear_passes);
+  record.sync_time_log_s = log.sync_time_s;
+  record.steps_log = log.steps;
+  record.exchanges_log = log.exchanges;
+  record.sync_time_linear_s = linear.sync_time_s;
+  record.steps_linear = linear.steps;
+  record.exchanges_linear = linear.exchanges;
 
   sleep_until(clock, last_pass + config.verify_after_s);
-  const DirectSync verification = direct_sync(comm, clock, config.estimator);
+  const DirectSync verification = direct_sync(comm, clock, estimator);
 
   std::array<double, kRankFields> mine{};  // offset, drift, rtt, residuals x3
   // Real-time use extrapolates from the latest syncs: the barrier gets the line through the
@@ -194,7 +210,7 @@ SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& c
 
   // Post-mortem, the exits are interpolated between two direct syncs that bracket them,
   // independent of the model the barrier itself used (else its errors would be invisible).
-  const DirectSync after = direct_sync(comm, clock, config.estimator);
+  const DirectSync after = direct_sync(comm, clock, estimator);
   const LinearMap post_mortem =
       rank == 0 ? LinearMap::identity() : line_through(verification.point, after.point);
   record.barrier_skew_s = gathered_skew(comm, to_global(post_mortem, barriers.ours));
@@ -205,10 +221,86 @@ SyncRecord run_sync(MPI_Comm comm, const ClockSource& clock, const SyncConfig& c
   if (rank == 0) {
     for (int r = 0; r < size; ++r) {
       const double* f = &all[static_cast<std::size_t>(r) * kRankFields];
-      record.ranks.push_back({r, f[0], f[1], f[2], f[3], f[4], f[5]});
+      const std::string host = static_cast<std::size_t>(r) < hosts.size() ? hosts[r] : "";
+      record.ranks.push_back({r, host, f[0], f[1], f[2], f[3], f[4], f[5]});
     }
   }
   return record;
+}
+
+namespace {
+
+std::vector<OptionSpec> sync_options() {
+  return {
+      {"--patience", "100", "Min-RTT stop rule: exchanges without a new minimum before stopping",
+       "patience"},
+      {"--passes", "11", "Sync passes spread over --span (>= 2, for drift)", "passes"},
+      {"--span", "10s", "Time from the first to the last sync pass", "span_s"},
+      {"--verify-after", "10s",
+       "Wait this long after the last pass, then measure the residual error", "verify_after_s"},
+      {"--barrier-iterations", "200", "Iterations of the barrier exit-skew measurement",
+       "barrier_iterations"},
+      {"--scheme", "log", "Whose models are reported and used: log, linear", "model_scheme"},
+  };
+}
+
+SyncConfig parse_sync(const OptionValues& v) {
+  SyncConfig c;
+  c.patience = parse_count(v.text("--patience"), "--patience");
+  c.passes = parse_count(v.text("--passes"), "--passes", 10000);
+  if (c.passes < 2) {
+    throw UsageError(fmt::format(
+        "--passes: '{}' is not allowed; drift needs at least 2 sync passes", v.text("--passes")));
+  }
+  c.span_s = parse_duration(v.text("--span"), "--span");
+  if (c.span_s <= 0) {
+    throw UsageError(
+        fmt::format("--span: '{}' is not allowed; expected a positive duration "
+                    "(the passes must be apart in time to see drift)",
+                    v.text("--span")));
+  }
+  c.verify_after_s = parse_duration(v.text("--verify-after"), "--verify-after");
+  c.barrier_iterations =
+      parse_count(v.text("--barrier-iterations"), "--barrier-iterations", 10'000'000);
+  c.model_scheme = kSyncSchemeNames.parse_option(v.text("--scheme"), "--scheme");
+  return c;
+}
+
+class SyncRun : public Sweep<SyncRecord> {
+ public:
+  SyncRun(const RunResources& r, const SyncConfig& c) : r_(r), config_(c) {}
+  std::vector<SyncRecord> keys() const override { return {SyncRecord{}}; }
+  std::vector<SyncRecord> measure(const SyncRecord&) override {
+    return {run_sync(r_.comm, *r_.clock, config_, r_.context->hosts)};
+  }
+
+ private:
+  RunResources r_;
+  SyncConfig config_;
+};
+
+std::unique_ptr<Sweep<SyncRecord>> start_sync(const RunResources& r, const SyncConfig& c) {
+  return std::make_unique<SyncRun>(r, c);
+}
+
+std::optional<ProgressPolicy> no_liboverlap(const SyncConfig&) { return std::nullopt; }
+
+}  // namespace
+
+const Benchmark<SyncConfig, SyncRecord>& sync_benchmark() {
+  static const Benchmark<SyncConfig, SyncRecord> b{
+      &kSyncResult,
+      "Synchronise the ranks' clocks (log and linear schemes) and verify the result",
+      {.computes = false,
+       .resumable = false,
+       .global_clock = true,
+       .thread_level = MPI_THREAD_FUNNELED},
+      sync_options,
+      parse_sync,
+      no_liboverlap,
+      nullptr,
+      start_sync};
+  return b;
 }
 
 }  // namespace overlap::bench

@@ -1,16 +1,18 @@
-// The NBC overlap metrics of the nbc-overlap paper (sec. 3) and their diagnosis (sec. 3.3),
-// plus OSU's and IMB's overlap percentages so users can see where the three disagree.
-// Pure functions of measured times; a metric that cannot be computed is std::nullopt,
-// never a made-up number.
+// The NBC overlap metrics of the nbc-overlap paper (sec. 3), as pure functions of one set
+// of times (one iteration, or medians). A metric that cannot be computed is
+// std::nullopt, never a made-up number. The peers' percentages are in peer_overlap.hpp,
+// the diagnosis in diagnosis.hpp, the reduction over ranks and iterations in
+// overlap_reduction.hpp.
 #pragma once
 
 #include <optional>
-#include <string_view>
-#include <vector>
+
+#include "measure/diagnosis.hpp"
 
 namespace overlap::measure {
 
-// One point's times, already reduced over ranks and iterations (seconds).
+// Times of the overlap run (Algorithm 1) and the references (seconds). t_call, t_comp and
+// t_wait belong to one rank (see overlap_reduction.hpp for which).
 struct OverlapTimes {
   double t_comm_ref = 0;  // NBC + Wait alone
   double t_comp_ref = 0;  // computation alone
@@ -32,38 +34,12 @@ std::optional<double> r_comp_slowdown(const OverlapTimes& t);
 // 1: all it could, 0: nothing (everything happened inside MPI calls). Unlike r_comm it
 // does not read "no overlap" when the computation is simply shorter than the collective.
 std::optional<double> progressed_fraction(const OverlapTimes& t);
+// The computation's lost time in r_overhead's unit, the time overlap could save:
+// (t_comp - t_comp_ref) / min(t_comm_ref, t_comp_ref). A slowdown that costs more than the
+// communication could hide shows here even when r_comp_slowdown is close to 1.
+std::optional<double> r_comp_loss(const OverlapTimes& t);
 
-// Per-rank local durations of the same iterations, reduced the way each benchmark does.
-struct RankDurations {
-  double overall = 0;    // t4 - t1 on this rank, overlap run
-  double compute = 0;    // t3 - t2 on this rank, overlap run
-  double pure_comm = 0;  // NBC + Wait alone on this rank
-  double cpu_ref = 0;    // computation alone on this rank
-};
-// OSU micro-benchmarks: max(0, 100 - 100 (overall - compute) / pure), each term the mean
-// over ranks. nullopt if there are no ranks or the mean pure time is not positive.
-std::optional<double> osu_overlap_pct(const std::vector<RankDurations>& ranks);
-// IMB-NBC: 100 clamp((t_pure + t_CPU - t_ovrl) / min(t_pure, t_CPU), 0, 1), each term the
-// maximum over ranks.
-std::optional<double> imb_overlap_pct(const std::vector<RankDurations>& ranks);
-
-enum class Diagnosis {
-  overlap,                     // r_overhead near 0
-  partial_overlap,             // communication progressed, computation unhurt, overhead left
-  no_progression,              // sec. 3.3.1: nothing moved during the computation
-  computation_slowdown,        // sec. 3.3.2: it moved, but the computation paid for it
-  contention_without_overlap,  // sec. 3.3.3: no progress and a slower computation
-  invalid,
-};
-
-struct DiagnosisThresholds {
-  double tolerance = 0.15;  // ratios within this of their ideal count as ideal (noise)
-  double progressed = 0.5;  // progressed_fraction above which communication "progressed"
-};
-
-Diagnosis diagnose(const OverlapTimes& t, const DiagnosisThresholds& thresholds = {});
-std::string_view to_string(Diagnosis d);
-// One sentence for a user, naming the numbers that led to the diagnosis' category.
-std::string_view explain(Diagnosis d);
+// All five, or nullopt when any is undefined.
+std::optional<OverlapRatios> overlap_ratios(const OverlapTimes& t);
 
 }  // namespace overlap::measure

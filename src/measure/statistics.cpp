@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -19,5 +20,14 @@ double quantile(std::vector<double> values, double q) {
 }
 
 double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+
+double mean(const std::vector<double>& values) {
+  if (values.empty()) throw std::invalid_argument("mean of no values");
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+Spread spread(const std::vector<double>& values) {
+  return {quantile(values, 0.5), quantile(values, 0.25), quantile(values, 0.75)};
+}
 
 }  // namespace overlap::measure

@@ -18,18 +18,29 @@ std::string cell(const nlohmann::json& v) {
   return quoted + "\"";
 }
 
+bool flat(FieldKind k) {
+  return k == FieldKind::number || k == FieldKind::integer || k == FieldKind::boolean ||
+         k == FieldKind::text || k == FieldKind::name;
+}
+
 }  // namespace
 
-std::string json_rows_to_csv(const nlohmann::json& columns,
+std::vector<std::string> csv_columns(const std::vector<FieldDoc>& fields) {
+  std::vector<std::string> columns;
+  for (const FieldDoc& f : fields) {
+    if (flat(f.kind)) columns.push_back(f.name);
+  }
+  return columns;
+}
+
+std::string json_rows_to_csv(const std::vector<std::string>& columns,
                              const std::vector<nlohmann::json>& rows) {
   std::string text;
-  for (auto it = columns.begin(); it != columns.end(); ++it) {
-    text += (it == columns.begin() ? "" : ",") + it.key();
-  }
+  for (std::size_t i = 0; i < columns.size(); ++i) text += (i ? "," : "") + columns[i];
   text += '\n';
   for (const nlohmann::json& row : rows) {
-    for (auto it = columns.begin(); it != columns.end(); ++it) {
-      text += (it == columns.begin() ? "" : ",") + cell(row.at(it.key()));
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      text += (i ? "," : "") + cell(row.at(columns[i]));
     }
     text += '\n';
   }

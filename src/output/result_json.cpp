@@ -10,28 +10,6 @@
 
 namespace overlap::output {
 
-nlohmann::json context_to_json(const bench::RunContext& ctx) {
-  nlohmann::json j = {
-      {"mpi_library", ctx.mpi_library},
-      {"mpi_flavor", ctx.mpi_flavor},
-      {"mpi_standard", std::to_string(ctx.mpi_version) + "." + std::to_string(ctx.mpi_subversion)},
-      {"processes", ctx.size},
-      {"hosts", ctx.hosts},
-      {"clock_source", ctx.clock_source},
-      {"command_line", ctx.command_line},
-      {"started_at", ctx.started_at}};
-  if (!ctx.thread_level.empty()) {
-    nlohmann::json env = nlohmann::json::object();
-    for (const auto& [name, value] : ctx.environment) env[name] = value;
-    j["label"] = ctx.label;
-    j["environment"] = env;
-    j["thread_level"] = ctx.thread_level;
-    j["threads"] = ctx.threads;
-    j["dedicated_cores"] = ctx.dedicated_cores;
-  }
-  return j;
-}
-
 void write_text_file(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {

@@ -1,16 +1,12 @@
-// What every result file shares: the metadata block, atomic writes, and reading a file
-// back (for --resume and tests) with errors a user can act on.
+// What every result file shares: atomic writes, and reading a file back (for --resume and
+// tests) with errors a user can act on. The envelope itself is result_file.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 
-#include "bench/run_context.hpp"
-
 namespace overlap::output {
-
-nlohmann::json context_to_json(const bench::RunContext& ctx);
 
 // Writes to `path` via a temporary file and rename, so a reader never sees half a file.
 // Throws std::runtime_error naming the path on failure.

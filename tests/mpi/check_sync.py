@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from mpitest import SCHEMA_VERSIONS, Failure, check_schema
+
 FAKE_SPEC = "+2.5 x1.00005"
 FAKE_PPM = 50.0
 
@@ -72,8 +74,11 @@ def run(args):
 
 def check(doc, stdout, args):
     p = args.np
-    if doc.get("schema_version") != 1:
-        fail(f"schema_version {doc.get('schema_version')}")
+    if doc.get("schema_version") != SCHEMA_VERSIONS["sync"] or doc.get("benchmark") != "sync":
+        fail(f"schema_version {doc.get('schema_version')}, benchmark {doc.get('benchmark')!r}")
+    check_schema(doc)
+    if len(doc["points"]) != 1:
+        fail(f"{len(doc['points'])} points, a sync run has one record")
     meta = doc["metadata"]
     if meta["processes"] != p or len(meta["hosts"]) != p:
         fail(f"metadata says {meta['processes']} processes / {len(meta['hosts'])} hosts, ran {p}")
@@ -82,6 +87,7 @@ def check(doc, stdout, args):
         fail(f"mpi_flavor {meta['mpi_flavor']}, built for {expect_flavor}")
     if args.expect_hosts and len(set(meta["hosts"])) != args.expect_hosts:
         fail(f"expected {args.expect_hosts} distinct hosts, got {meta['hosts']}")
+    doc = doc["points"][0]  # the run's record
     ranks = doc["ranks"]
     if [r["rank"] for r in ranks] != list(range(p)):
         fail("ranks are not 0..P-1")
@@ -155,7 +161,7 @@ def main():
             check(doc, stdout, args)
             print("PASS" if attempt == 1 else "PASS (on the retry)")
             return
-        except CheckFailed as e:
+        except (CheckFailed, Failure) as e:
             print(f"FAIL: {e}")
             if attempt == 2:
                 sys.exit(1)

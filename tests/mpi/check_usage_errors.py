@@ -39,6 +39,20 @@ CASES = [
     (["nbc", "--dedicate-cores", "64"], "'64'"),
     (["impact", "--comp-times", "abc"], "'abc'"),
     (["impact", "--runs", "-1"], "'-1'"),
+    (["impact", "--progress", "eager"], "'eager'"),
+    (["nbc", "--impl", "ompi"], "'ompi'"),
+    (["nbc", "--progress", "busy"], "'busy'"),
+    (["nbc", "--test-interval", "abc"], "'abc'"),
+    (["nbc", "--test-interval", "1.5B"], "'1.5B'"),
+    (["latency", "--op", "bcast"], "'bcast'"),
+    (["coll", "--op", "ibcast"], "'ibcast'"),
+    (["coll", "--window", "0s"], "'0s'"),
+    (["coll", "--naive", "maybe"], "'maybe'"),
+    (["coll", "--sizes", "4B", "--op", "allreduce"], "4 B"),
+    (["progress", "--test-intervals", "16KiB,,64KiB"], "'16KiB,,64KiB'"),
+    (["progress", "--impl", "mpi,ovx"], "'ovx'"),
+    (["progress", "--threads", "0"], "'0'"),
+    (["schema", "--format", "yaml"], "'yaml'"),
 ]
 
 
@@ -56,6 +70,8 @@ def file_cases(tmp):
         (["nbc", "--resume", sync], f"'{sync}'"),
         (["nbc", "--resume", missing], f"'{missing}'"),
         (["nbc", "--resume", tmp], f"'{tmp}'"),  # a directory
+        (["coll", "--resume", sync], f"'{sync}'"),
+        (["progress", "--resume", not_json], f"'{not_json}'"),
     ]
 
 

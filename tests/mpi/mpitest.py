@@ -28,11 +28,80 @@ def close(a, b, rel=1e-9):
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
 
 
+# The schema version each benchmark writes (docs/result-format.md).
+SCHEMA_VERSIONS = {"sync": 2, "nbc": 2, "impact": 2, "latency": 2, "coll": 1, "progress": 1}
+
+KINDS = {
+    "number": lambda v: is_num(v),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "text": lambda v: isinstance(v, str),
+    "name": lambda v: isinstance(v, str),
+    "numbers": lambda v: isinstance(v, list) and all(is_num(x) for x in v),
+    "names": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "section": lambda v: isinstance(v, dict),
+    "sections": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+    "mapping": lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+}
+
+
+def check_fields(obj, fields, where):
+    """`obj` has exactly the fields the embedded schema names (a mapping named null_reasons
+    may be left out when empty), each of its kind, null only where the schema allows it,
+    names from their vocabulary, nested sections recursively."""
+    names = {f["name"] for f in fields}
+    missing = names - set(obj) - {"null_reasons"}
+    extra = set(obj) - names
+    if missing or extra:
+        fail(f"{where}: fields differ from the embedded schema: missing {sorted(missing)}, "
+             f"unexpected {sorted(extra)}")
+    for f in fields:
+        if f["name"] not in obj:
+            continue
+        v = obj[f["name"]]
+        at = f"{where}.{f['name']}"
+        if v is None:
+            if not f["nullable"]:
+                fail(f"{at} is null, the schema says it cannot be")
+            continue
+        if not KINDS[f["kind"]](v):
+            fail(f"{at} is {v!r}, not of kind {f['kind']}")
+        allowed = f.get("allowed")
+        if allowed:
+            values = v if isinstance(v, list) else [v]
+            if any(x not in allowed for x in values):
+                fail(f"{at} is {v!r}, allowed: {allowed}")
+        if f["kind"] == "section":
+            check_fields(v, f["fields"], at)
+        if f["kind"] == "sections":
+            for i, x in enumerate(v):
+                check_fields(x, f["fields"], f"{at}[{i}]")
+
+
+def check_schema(doc):
+    schema = doc.get("schema")
+    if not isinstance(schema, dict):
+        fail("the file embeds no schema")
+    check_fields(doc["metadata"], schema["metadata"], "metadata")
+    check_fields(doc["config"], schema["config"], "config")
+    check_fields(doc["timing"], schema["timing"], "timing")
+    for i, p in enumerate(doc["points"]):
+        check_fields(p, schema["points"], f"point {i}")
+
+
+def flat_fields(doc):
+    """The point fields a CSV file has as columns, in schema order."""
+    flat = {"number", "integer", "boolean", "text", "name"}
+    return [f["name"] for f in doc["schema"]["points"] if f["kind"] in flat]
+
+
 def check_result_header(doc, benchmark, args):
-    """What every result file carries (docs/result-format.md): schema 1, the benchmark's
-    name, and metadata naming the run's process count, MPI flavour and thread level."""
-    if doc.get("schema_version") != 1:
-        fail(f"schema_version {doc.get('schema_version')!r}, expected 1")
+    """What every result file carries (docs/result-format.md): the benchmark's schema
+    version and name, sections that agree with the schema the file embeds, and metadata
+    naming the run's process count, MPI flavour and thread level."""
+    want = SCHEMA_VERSIONS[benchmark]
+    if doc.get("schema_version") != want:
+        fail(f"schema_version {doc.get('schema_version')!r}, expected {want}")
     if doc.get("benchmark") != benchmark:
         fail(f"benchmark {doc.get('benchmark')!r}, expected {benchmark!r}")
     meta = doc["metadata"]
@@ -43,6 +112,7 @@ def check_result_header(doc, benchmark, args):
     level = meta.get("thread_level")
     if not (isinstance(level, str) and level.startswith("MPI_THREAD_")):
         fail(f"metadata.thread_level {level!r}")
+    check_schema(doc)
     return meta
 
 

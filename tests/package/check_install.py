@@ -90,6 +90,11 @@ def do_programs(args, tmp):
     if doc.get("benchmark") != "sync" or doc["metadata"].get("processes") != 2:
         fail(f"sync.json: benchmark {doc.get('benchmark')!r}, "
              f"processes {doc['metadata'].get('processes')!r}")
+    # The installed report reads what the installed bench wrote (every module installed).
+    report = os.path.join(tmp, "report")
+    p = run([str(prefix / "bin" / "overlap-report"), out, "-o", report], env, timeout=240)
+    if p.returncode != 0 or not os.path.isfile(os.path.join(report, "sync.png")):
+        fail(f"installed overlap-report on the installed bench's sync.json: exit {p.returncode}")
 
 
 def build_consumer(kind, prefix, tmp, env, cmake):

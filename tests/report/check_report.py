@@ -24,16 +24,21 @@ import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# Schema 1 files (overlap-bench 0.1), read through the legacy checks.
 NBC_A, NBC_B, IMPACT = (HERE / n for n in ("nbc_small_a.json", "nbc_small_b.json",
                                            "impact_small.json"))
 OPS = ("ibcast", "iallreduce")
+# Files that embed their schema, one of each kind, as overlap-bench writes them.
+V2 = {k: HERE / f"{k}_v2.json" for k in ("nbc", "impact", "latency", "coll", "progress", "sync")}
 
 # The documented size rule at 100 dpi: a heatmap panel is 450 x 420 px plus 100 px for
 # the colour bar; concurrency = one row of two (panel + bar) per run; impact = 150 px +
 # 60 px per bar slot, a slot per run plus one gap per computation time, at least 600 px.
 PANEL_W, PANEL_H, CBAR_W = 450, 420, 100
+# The diagnoses the schema 1 fixtures cover (schema 1 had no communication_slowdown and
+# no imprecise_reference).
 ALL_DIAGNOSES = ("overlap", "partial_overlap", "no_progression", "computation_slowdown",
-                 "contention_without_overlap", "invalid")  # docs/result-format.md
+                 "contention_without_overlap", "invalid")
 INVALID_GREY = (0xCD, 0xCD, 0xCD)  # face colour of invalid cells (report_plots.INVALID_FACE)
 
 
@@ -47,6 +52,12 @@ def concurrency_px(runs):
 
 def impact_px(comp_times, runs):
     return max(600, 150 + comp_times * 60 * (runs + 1)), PANEL_H
+
+
+def curves_px(panels, rows):
+    """Curves: a panel per collective (per run for sync), 450 px wide each but 900 px in
+    all at least, 380 px per row plus 70 px for the legend."""
+    return max(450, 900 // panels) * panels, 380 * rows + 70
 
 
 class Checker:
@@ -113,7 +124,7 @@ def unfilter(raw, width, height, bpp):
     return out
 
 
-def check_png(ck, path, expected, manifest, must_have_grey=None):
+def check_png(ck, path, expected, manifest, must_have_grey=None, min_ink=0.1):
     name = path.name
     if not ck.check(path.is_file() and path.stat().st_size > 0, f"{name} exists, non-empty"):
         return
@@ -128,7 +139,7 @@ def check_png(ck, path, expected, manifest, must_have_grey=None):
     ck.check(listed == (width, height), f"{name} size in manifest.json matches the file {listed}")
     inked = sum(1 for p in pixels if min(p) < 245) / len(pixels)
     colours = len(set(pixels))
-    ck.check(inked > 0.1 and colours > 50,
+    ck.check(inked > min_ink and colours > 50,
              f"{name} is not blank ({inked:.0%} non-white pixels, {colours} colours)")
     if must_have_grey is not None:
         grey = sum(1 for p in pixels if p == INVALID_GREY)
@@ -170,6 +181,22 @@ def mixed_impls(path, impl="overlap"):
     return json.dumps(doc)
 
 
+def renamed_kind(path, name):
+    """A kind this report has no figure for, embedding its schema: read and tabled."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["benchmark"] = name
+    return json.dumps(doc)
+
+
+def bad_field(path, key, value, remove=False):
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if remove:
+        del doc["points"][0][key]
+    else:
+        doc["points"][0][key] = value
+    return json.dumps(doc)
+
+
 def make_variants(tmp):
     """Inputs derived from the kept fixtures: a second impact run with an invalid point
     (two bars per group, the invalid marker), a copy of run b under the same label
@@ -188,7 +215,10 @@ def make_variants(tmp):
              "mixed.json": mixed_impls(NBC_B),
              "badimpl.json": mixed_impls(NBC_B, impl="ompi"),
              "broken.json": '{"schema_version": 1, "benchmark": "nbc", "points": [',
-             "nan.json": with_nan(NBC_B)}
+             "nan.json": with_nan(NBC_B),
+             "p2p_demo.json": renamed_kind(V2["latency"], "p2p_demo"),
+             "badop.json": bad_field(V2["coll"], "op", "ibcast"),
+             "nofield.json": bad_field(V2["progress"], "hidden_s", None, remove=True)}
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")
     return impact
@@ -240,11 +270,45 @@ def check_summary(ck, out):
              "summary.md has the disagreement list")
     ck.check("Not measured yet" in md and "64 ms × 64 ms" in md,
              "summary.md lists the missing point")
+    ck.check("not IMB-NBC's" in md, "summary.md says why schema 1 files show no IMB %")
     for name in ("r_overhead_ibcast.png", "concurrency_iallreduce.png", "impact.png"):
         ck.check(f"]({name})" in md and f'src="{name}"' in page,
                  f"summaries reference {name} by relative path")
     ck.check(page.startswith("<!DOCTYPE html>") and "<style>" in page and "http" not in page,
              "summary.html is self-contained")
+
+
+def check_every_kind(ck, report, env, tmp):
+    """One file of each kind that embeds its schema, and one of a kind the report has no
+    figure for: all read through the one reader, every figure at its documented size."""
+    out = tmp / "kinds"
+    p = run_report(report, list(V2.values()) + [tmp / "p2p_demo.json", "-o", out], env)
+    ck.check(p.returncode == 0, f"every kind: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    manifest, _ = load_manifest(ck, out)
+    docs = {k: json.loads(v.read_text(encoding="utf-8")) for k, v in V2.items()}
+
+    def ops(kind):
+        return len({q["op"] for q in docs[kind]["points"]})
+
+    for name, size in (("latency.png", curves_px(ops("latency"), 1)),
+                       ("coll.png", curves_px(ops("coll"), 2)),
+                       ("progress.png", curves_px(ops("progress"), 2)),
+                       ("sync.png", curves_px(1, 1)),
+                       ("r_overhead_ibcast.png", overhead_px(2)),
+                       ("concurrency_ibcast.png", concurrency_px(2))):
+        # Curves ink less of the canvas than heatmaps.
+        check_png(ck, out / name, size, manifest, min_ink=0.1 if "_" in name else 0.03)
+        check_svg(ck, out / name.replace(".png", ".svg"), manifest)
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    for heading in ("latency run:", "coll run:", "progress run:", "sync run:", "p2p_demo run:",
+                    "— tests", "— ranks", "latency_s (p25–p75)"):
+        ck.check(heading in md, f"summary.md has '{heading}'")
+    invalid = [q["invalid_reason"] for q in docs["nbc"]["points"] if not q["valid"]]
+    ck.check(invalid and all(f"invalid: {r}" in md for r in invalid),
+             "summary.md has the invalid reasons of the schema 2 nbc file")
+    valid = {q["diagnosis"] for q in docs["nbc"]["points"] if q["valid"]}
+    ck.check(valid and all(f"**{d}**" in md for d in valid),
+             f"summary.md shows the schema 2 diagnoses {sorted(valid)}")
 
 
 def check_single_and_titles(ck, report, env, tmp):
@@ -279,7 +343,9 @@ def check_errors(ck, report, env, tmp):
         ([tmp / "schema99.json"], "schema99.json", "schema_version 99"),
         ([tmp / "broken.json"], "broken.json", "not valid JSON"),
         ([tmp / "nan.json"], "nan.json", "NaN"),
-        ([tmp / "sync.json"], "sync.json", "unknown benchmark"),
+        ([tmp / "sync.json"], "sync.json", "unsupported schema_version 1 for sync"),
+        ([tmp / "badop.json"], "badop.json", "'op' is \"ibcast\", allowed: bcast"),
+        ([tmp / "nofield.json"], "nofield.json", "'hidden_s' is missing"),
         ([tmp / "badimpl.json"], "badimpl.json", "'impl' is \"ompi\""),
         ([NBC_A, tmp / "schema99.json"], "schema99.json", "schema_version"),
     ]
@@ -329,6 +395,7 @@ def main():
         make_variants(tmp)
         if not (args.install_only and args.install_from):
             check_full(ck, args.report, env, tmp)
+            check_every_kind(ck, args.report, env, tmp)
             check_single_and_titles(ck, args.report, env, tmp)
             check_errors(ck, args.report, env, tmp)
         if args.install_from:

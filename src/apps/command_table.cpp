@@ -1,0 +1,27 @@
+#include "apps/command_table.hpp"
+
+#include "apps/benchmark_command.hpp"
+#include "apps/schema_command.hpp"
+#include "bench/coll_bench.hpp"
+#include "bench/impact_bench.hpp"
+#include "bench/latency_bench.hpp"
+#include "bench/nbc_bench.hpp"
+#include "bench/progress_bench.hpp"
+#include "bench/sync_bench.hpp"
+
+namespace overlap::apps {
+
+const std::vector<CommandEntry>& command_table() {
+  static const std::vector<CommandEntry> table = {
+      benchmark_entry(bench::sync_benchmark()),
+      benchmark_entry(bench::nbc_benchmark()),
+      benchmark_entry(bench::impact_benchmark()),
+      benchmark_entry(bench::latency_benchmark()),
+      benchmark_entry(bench::coll_benchmark()),
+      benchmark_entry(bench::progress_benchmark()),
+      schema_entry(),
+  };
+  return table;
+}
+
+}  // namespace overlap::apps
