@@ -12,7 +12,7 @@
 #   docs/results/fidelity-2026-11-23/run.sh            # all three figures, 2 and 4 nodes
 #   SCALE=smoke NODES=2 docs/results/fidelity-2026-11-23/run.sh   # minutes: does it work?
 #
-# Variables: NODES (default "2 4"), SCALE (full|smoke), OMPI_BIN, MPICH_BIN (the two
+# Variables: NODES (default "2 4"), SCALE (full|medium|smoke), OMPI_BIN, MPICH_BIN (the two
 # overlap-bench binaries), OUT (default this folder), OVERLAP_CLUSTER_PREFIX (as for
 # scripts/cluster).
 set -eu
@@ -30,6 +30,14 @@ if [ "${SCALE:-full}" = smoke ]; then
   progress="--op ibcast --sizes 256KiB --iterations 3 --calibration-runs 3 --tolerance 30%"
   tests="--test-intervals 64KiB"
   long=240 short=240
+elif [ "${SCALE:-full}" = medium ]; then
+  # The full commands on fewer points: about 30 minutes on 2 nodes (used for the closing
+  # note of issue 14 while the machine was shared; see README.md there).
+  nbc="--op ibcast,ialltoall --comm-times 8ms,32ms --comp-times 8ms,32ms --iterations 10"
+  coll="--op bcast,allreduce --sizes 1KiB:1MiB --iterations 30"
+  progress="--op ibcast --sizes 64KiB:1MiB --iterations 7"
+  tests="--test-intervals 16KiB,256KiB"
+  long=1800 short=900
 else
   # Figure 1: the nbc grid whose diagonal (comm = comp) is compared with OSU and IMB.
   nbc="--op ibcast,ireduce,ialltoall --comm-times 4ms:64ms --comp-times 4ms:64ms --iterations 15"

@@ -1,3 +1,3 @@
 /* An installed header must not include the measuring layers. */
-#include "overlap/overlap.h"
 #include "bench/benchmark.hpp"
+#include "overlap/overlap.h"

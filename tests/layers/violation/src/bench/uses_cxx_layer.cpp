@@ -1,3 +1,3 @@
 // bench/ uses liboverlap through its C API only.
-#include "overlap/overlap.h"
 #include <overlap/overlap.hpp>
+#include "overlap/overlap.h"
