@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <string>
 
+#include "progress/mpi_errors.hpp"
+
 namespace overlap::collectives {
 
 // The MPI name of `type` ("MPI_INT", or the name set with MPI_Type_set_name, or
@@ -18,6 +20,7 @@ std::string type_name(MPI_Datatype type);
 struct BufferBytes {
   std::size_t bytes = 0;
   std::string error;
+  progress::ErrorKind kind = progress::ErrorKind::argument;  // MPI's class for the error
 };
 BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_name,
                              const char* type_name_arg);
