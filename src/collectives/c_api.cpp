@@ -291,7 +291,8 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_ibcast(g, buffer, layout.bytes, root, grp);
+        // Not the last element's trailing padding: it is not in the typemap.
+        collectives::build_ibcast(g, buffer, layout.bytes - layout.tail, root, grp);
       });
 }
 

@@ -1,7 +1,9 @@
 // Per-communicator state of liboverlap, cached on the user's communicator as an MPI
 // attribute: a duplicate made with MPI_Comm_idup (so the first collective on a
 // communicator does not block, and our traffic can never match the application's), the
-// sequence of collectives called on it, and the order they may start in.
+// sequence of collectives called on it, and the order they may start in. When the
+// duplication fails (MPICH out of context ids) the context is failed(): nothing is posted
+// on the broken duplicate, so no message of ours can land on the application's context.
 //
 // Tags: collective number `seq` uses tag range seq % ranges (ranges = (MPI_TAG_UB + 1) /
 // 1024, at least 32 by the standard, fewer with OVERLAP_TAG_RANGES). Two collectives
