@@ -127,7 +127,13 @@ void permuted_type() {
     MPI_Request r = MPI_REQUEST_NULL;
     const int rc = OVX_Iallgather(send, 1, t, recv.data(), 2, MPI_INT, MPI_COMM_WORLD, &r);
     if (rc == MPI_SUCCESS) MPI_Wait(&r, MPI_STATUS_IGNORE);
-    expect(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_TYPE,
+#if defined(MPICH)
+    const int wanted = rc;  // MPICH: classes of liboverlap's own (see error-class)
+#else
+    const int wanted = MPI_ERR_TYPE;
+#endif
+    expect(rc != MPI_SUCCESS && error_class(rc) == error_class(wanted) &&
+               error_string(rc).find("not contiguous") != std::string::npos,
            "a typemap out of memory order was not refused with MPI_ERR_TYPE: rc " +
                std::to_string(rc) + " " + (rc ? error_string(rc) : "(accepted)") +
                ", rank 0's block arrived as " + std::to_string(recv[0]) + " " +
