@@ -1,8 +1,52 @@
 #include "collectives/buffer_layout.hpp"
 
 #include <climits>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace overlap::collectives {
+namespace {
+
+// Whether MPI's packing of one element of a derived `type` equals its `bytes` bytes in
+// memory order: MPI sends a typemap in typemap order, so a permuted (indexed {4, 0}) or
+// overlapping typemap is not "contiguous bytes" even with lb 0 and extent == size.
+// Each byte of the element is tagged with its offset (one pass per byte of the offset).
+bool packs_in_memory_order(MPI_Datatype type, std::size_t bytes) {
+  std::vector<unsigned char> memory(bytes), packed(bytes);
+  for (unsigned shift = 0; shift < 8 * sizeof(std::size_t) && (bytes - 1) >> shift != 0;
+       shift += 8) {
+    for (std::size_t i = 0; i < bytes; ++i) memory[i] = static_cast<unsigned char>(i >> shift);
+    int position = 0;
+    if (PMPI_Pack(memory.data(), 1, type, packed.data(), static_cast<int>(bytes), &position,
+                  MPI_COMM_SELF) != MPI_SUCCESS ||
+        static_cast<std::size_t>(position) != bytes ||
+        std::memcmp(memory.data(), packed.data(), bytes) != 0)
+      return false;
+  }
+  return true;
+}
+
+// The answer for a derived datatype, decided once and cached on it as an attribute (which
+// goes when the datatype is freed, so a reused handle is asked again). Attribute values:
+// 1 in memory order, 2 not.
+bool in_memory_order(MPI_Datatype type, std::size_t bytes) {
+  static std::mutex mu;
+  static int keyval = MPI_KEYVAL_INVALID;
+  std::lock_guard lock(mu);
+  if (keyval == MPI_KEYVAL_INVALID)
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval, nullptr);
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Type_get_attr(type, keyval, &value, &found);
+  if (found) return reinterpret_cast<std::intptr_t>(value) == 1;
+  const bool ok = bytes == 0 || packs_in_memory_order(type, bytes);
+  PMPI_Type_set_attr(type, keyval, reinterpret_cast<void*>(std::intptr_t{ok ? 1 : 2}));
+  return ok;
+}
+
+}  // namespace
 
 std::string type_name(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
@@ -17,10 +61,12 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
   BufferBytes r;
   if (count < 0) {
     r.error = std::string(count_name) + "=" + std::to_string(count) + " is negative";
+    r.kind = progress::ErrorKind::count;
     return r;
   }
   if (type == MPI_DATATYPE_NULL) {
     r.error = std::string(type_arg) + " is MPI_DATATYPE_NULL";
+    r.kind = progress::ErrorKind::type;
     return r;
   }
   int size = 0;
@@ -28,16 +74,24 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
   PMPI_Type_size(type, &size);
   PMPI_Type_get_extent(type, &lb, &extent);
   PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-  // Predefined pair types (MPI_DOUBLE_INT...) have padding between elements; they are
-  // still one block of count x extent bytes, and the padding travels along harmlessly.
+  // Predefined pair types (MPI_DOUBLE_INT...) have padding inside or after each element:
+  // moved as count x extent bytes, the padding between elements is written too (MPI
+  // writes only the typemap; docs/liboverlap.md "What still differs"); the last element's
+  // trailing padding is `tail`, which collectives that move one block leave alone.
   int ints = 0, addresses = 0, types = 0, combiner = 0;
   PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
-  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
+  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size) {
     size = static_cast<int>(extent);
-  if (size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size) {
+    if (count > 0 && true_lb == 0 && true_extent < extent)
+      r.tail = static_cast<std::size_t>(extent - true_extent);
+  }
+  if (size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
+      (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size)))) {
     r.error = std::string(type_arg) + " is " + type_name(type) +
               ", which is not contiguous (allowed: datatypes whose data are contiguous bytes "
-              "with lower bound 0, such as the predefined types)";
+              "with lower bound 0 and whose typemap lists them in memory order without "
+              "overlap, such as the predefined types)";
+    r.kind = progress::ErrorKind::type;
     return r;
   }
   const auto bytes = static_cast<unsigned long long>(count) * static_cast<unsigned long long>(size);
@@ -45,6 +99,7 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
     r.error = std::string(count_name) + "=" + std::to_string(count) + " of " + type_name(type) +
               " is " + std::to_string(bytes) + " bytes (allowed: at most " +
               std::to_string(INT_MAX) + " bytes per buffer)";
+    r.kind = progress::ErrorKind::count;
     return r;
   }
   r.bytes = static_cast<std::size_t>(bytes);

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <string>
 
+#include "progress/mpi_errors.hpp"
+
 namespace overlap::collectives {
 
 // The MPI name of `type` ("MPI_INT", or the name set with MPI_Type_set_name, or
@@ -18,6 +20,11 @@ std::string type_name(MPI_Datatype type);
 struct BufferBytes {
   std::size_t bytes = 0;
   std::string error;
+  progress::ErrorKind kind = progress::ErrorKind::argument;  // MPI's class for the error
+  // Padding after the last element's data (predefined pair types, e.g. 4 bytes of
+  // MPI_DOUBLE_INT): not part of the typemap, so a receive must not write it, and it need
+  // not even be memory of the buffer. bytes - tail is what may be moved as one block.
+  std::size_t tail = 0;
 };
 BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_name,
                              const char* type_name_arg);

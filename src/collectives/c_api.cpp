@@ -48,17 +48,19 @@ struct Refusal {
   bool empty() const { return text.empty(); }
 };
 
-std::string check_root(int root, int size) {
-  if (root >= 0 && root < size) return "";
-  return "root=" + std::to_string(root) + " is not a rank of the communicator (allowed: 0.." +
-         std::to_string(size - 1) + ")";
+Refusal check_root(int root, int size) {
+  if (root >= 0 && root < size) return {};
+  return {"root=" + std::to_string(root) + " is not a rank of the communicator (allowed: 0.." +
+              std::to_string(size - 1) + ")",
+          ErrorKind::root};
 }
 
-std::string check_total(std::size_t block, int size) {
+Refusal check_total(std::size_t block, int size) {
   const auto total = static_cast<unsigned long long>(block) * static_cast<unsigned long long>(size);
-  if (total <= static_cast<unsigned long long>(INT_MAX)) return "";
-  return std::to_string(size) + " blocks of " + std::to_string(block) + " bytes exceed " +
-         std::to_string(INT_MAX) + " bytes in one buffer";
+  if (total <= static_cast<unsigned long long>(INT_MAX)) return {};
+  return {std::to_string(size) + " blocks of " + std::to_string(block) + " bytes exceed " +
+              std::to_string(INT_MAX) + " bytes in one buffer",
+          ErrorKind::count};
 }
 
 // Checks run with the communicator's rank and size and return a Refusal (empty: fine);
@@ -78,6 +80,8 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
   // call refused on some ranks only (the root's arguments) must not shift later ones.
   const std::uint64_t seq = ctx->next_sequence();
   if (request == nullptr) return fail(fn, comm, ErrorKind::argument, "request is NULL");
+  // The hidden duplicate could not be made: nothing can run on this communicator.
+  if (ctx->failed()) return fail(fn, comm, ErrorKind::other, ctx->failure());
   *request = MPI_REQUEST_NULL;
   if (Refusal r = check(ctx->rank(), ctx->size()); !r.empty())
     return fail(fn, comm, r.kind, r.text);
@@ -86,7 +90,12 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
       std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->tag_base(seq), ctx));
   build(*graph, Group{ctx->rank(), ctx->size()});
   ctx->submitted(seq);
-  graph->start_when([c = ctx.get(), seq] { return c->try_start(seq); });
+  // A graph outlives its gate; a failed duplication fails every collective waiting for it.
+  graph->start_when([c = ctx.get(), seq, g = graph.get()] {
+    if (c->try_start(seq)) return true;
+    if (c->failed()) g->fail(c->failure_code());
+    return false;
+  });
   graph->on_complete([ctx, seq] { ctx->completed(seq); });
   const int rc = progress::start_generalized_request(*engine, std::move(graph), request);
   if (rc == MPI_SUCCESS) return rc;
@@ -104,7 +113,7 @@ ReductionArgs reduction_args(int count, MPI_Datatype type, MPI_Op op) {
   ReductionArgs a;
   auto layout = collectives::contiguous_bytes(count, type, "count", "datatype");
   if (!layout.error.empty()) {
-    a.error = layout.error;
+    a.error = Refusal(layout.error, layout.kind);
     return a;
   }
   auto found = collectives::find_reduction(op, type);
@@ -136,21 +145,21 @@ Side recv_side(const void* buf, int count, MPI_Datatype type) {
 // must describe the same number of bytes unless its buffer is MPI_IN_PLACE.
 struct BlockArgs {
   std::size_t block = 0;
-  std::string error;
+  Refusal error;
 };
 BlockArgs block_args(const Side& block, const Side& other, int size) {
   BlockArgs b;
   auto mine =
       collectives::contiguous_bytes(block.count, block.type, block.count_name, block.type_name);
   if (!mine.error.empty()) {
-    b.error = mine.error;
+    b.error = Refusal(mine.error, mine.kind);
     return b;
   }
   if (other.buf != MPI_IN_PLACE) {
     auto theirs =
         collectives::contiguous_bytes(other.count, other.type, other.count_name, other.type_name);
     if (!theirs.error.empty()) {
-      b.error = theirs.error;
+      b.error = Refusal(theirs.error, theirs.kind);
       return b;
     }
     if (theirs.bytes != mine.bytes) {
@@ -279,10 +288,11 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
       "OVX_Ibcast", comm, request,
       [&](int, int size) -> Refusal {
         layout = collectives::contiguous_bytes(count, datatype, "count", "datatype");
-        return layout.error.empty() ? check_root(root, size) : layout.error;
+        return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_ibcast(g, buffer, layout.bytes, root, grp);
+        // Not the last element's trailing padding: it is not in the typemap.
+        collectives::build_ibcast(g, buffer, layout.bytes - layout.tail, root, grp);
       });
 }
 
@@ -294,10 +304,10 @@ int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
       [&](int rank, int size) -> Refusal {
         a = reduction_args(count, datatype, op);
         if (!a.error.empty()) return a.error;
-        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (Refusal e = check_root(root, size); !e.empty()) return e;
         if (sendbuf == MPI_IN_PLACE && rank != root)
           return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
-        return std::string();
+        return {};
       },
       [&](TaskGraph& g, Group grp) {
         collectives::build_ireduce(g, in_place_to_null(sendbuf), recvbuf,
@@ -357,7 +367,7 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   return run_collective(
       "OVX_Igather", comm, request,
       [&](int rank, int size) -> Refusal {
-        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (Refusal e = check_root(root, size); !e.empty()) return e;
         if (rank == root) {
           BlockArgs b = block_args(recv_side(recvbuf, recvcount, recvtype),
                                    send_side(sendbuf, sendcount, sendtype), size);
@@ -368,7 +378,7 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
           return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
         auto s = collectives::contiguous_bytes(sendcount, sendtype, "sendcount", "sendtype");
         block = s.bytes;
-        return s.error.empty() ? check_total(block, size) : s.error;
+        return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
       [&](TaskGraph& g, Group grp) {
         collectives::build_igather(g, in_place_to_null(sendbuf), recvbuf, block, root, grp);
@@ -382,13 +392,13 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return run_collective(
       "OVX_Iscatter", comm, request,
       [&](int rank, int size) -> Refusal {
-        if (std::string e = check_root(root, size); !e.empty()) return e;
+        if (Refusal e = check_root(root, size); !e.empty()) return e;
         if (rank != root) {
           if (recvbuf == MPI_IN_PLACE)
             return std::string("recvbuf is MPI_IN_PLACE on a rank that is not the root");
           auto r = collectives::contiguous_bytes(recvcount, recvtype, "recvcount", "recvtype");
           block = r.bytes;
-          return r.error.empty() ? check_total(block, size) : r.error;
+          return r.error.empty() ? check_total(block, size) : Refusal(r.error, r.kind);
         }
         // At the root the send side describes the blocks; recv may be MPI_IN_PLACE.
         BlockArgs b = block_args(send_side(sendbuf, sendcount, sendtype),

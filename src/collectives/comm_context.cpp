@@ -10,6 +10,7 @@
 
 #include "collectives/algorithms.hpp"
 #include "progress/engine_runtime.hpp"
+#include "progress/mpi_errors.hpp"
 
 namespace overlap::collectives {
 namespace {
@@ -75,35 +76,84 @@ int CommContext::tag_base(std::uint64_t seq) const {
   return static_cast<int>(seq % static_cast<std::uint64_t>(ranges_)) * kTagsPerCollective;
 }
 
-bool CommContext::test_idup_locked() {
+// Under MPI_ERRORS_RETURN on the application's communicator for the duration: a failed
+// duplication is MPI's error on that communicator (MPICH raises it from MPI_Test), and it
+// is ours to report, naming the cause, to every collective waiting for it.
+bool CommContext::complete_idup_locked(bool wait) {
+  holder_.store(std::this_thread::get_id());
+  const MPI_Comm app = app_;
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  if (app != MPI_COMM_NULL) {
+    PMPI_Comm_get_errhandler(app, &saved);
+    PMPI_Comm_set_errhandler(app, MPI_ERRORS_RETURN);
+  }
   int done = 0;
-  testing_.store(std::this_thread::get_id());
-  PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
-  testing_.store(std::thread::id());
+  const int rc =
+      wait ? PMPI_Wait(&idup_, MPI_STATUS_IGNORE) : PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
+  // MPICH may free the application's communicator inside our own test (delete_attr then
+  // cleared app_): its handler went with it.
+  if (app != MPI_COMM_NULL && app_ != MPI_COMM_NULL) PMPI_Comm_set_errhandler(app, saved);
+  if (saved != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved);
+  if (rc != MPI_SUCCESS) {
+    record_failure(rc);
+    done = 1;
+  } else if (wait || done) {
+    // A failed send inside a collective cannot be handed back to anyone: abort with MPI's
+    // error string rather than leave the application waiting forever.
+    PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
+  }
+  holder_.store(std::thread::id());
   return done != 0;
+}
+
+#if defined(MPICH)
+constexpr const char* kLimitHint =
+    " (MPICH has about 2048 communicator context ids, and liboverlap's duplicates take one "
+    "more per communicator it is used on)";
+#else
+constexpr const char* kLimitHint = "";
+#endif
+
+void CommContext::record_failure(int rc) {
+  failure_ =
+      "the hidden duplicate of the communicator (MPI_Comm_idup, one per communicator "
+      "liboverlap is used on) could not be made: " +
+      mpi_error_text(rc) + kLimitHint;
+  // The duplicate is unusable: never posted on, never freed.
+  dup_ = MPI_COMM_NULL;
+  idup_ = MPI_REQUEST_NULL;
+  failure_code_ = progress::report_error(app_, progress::ErrorKind::other, failure_);
+  failed_.store(true, std::memory_order_release);
+}
+
+void CommContext::mark_user_freed() {
+  if (holder_.load() == std::this_thread::get_id()) {
+    app_ = MPI_COMM_NULL;  // inside our own test of the duplication (MPICH)
+  } else {
+    std::lock_guard lock(idup_mu_);
+    app_ = MPI_COMM_NULL;
+  }
+  user_freed_.store(true);
 }
 
 void CommContext::finish_duplicate() {
   // MPICH runs the delete callback when the communicator really goes, which can be when
   // our own test completes the duplicate (it held the last reference): nothing to wait
   // for then, and idup_mu_ is ours already.
-  if (testing_.load() == std::this_thread::get_id()) return;
+  if (holder_.load() == std::this_thread::get_id()) return;
   std::lock_guard lock(idup_mu_);
   if (ready_.load(std::memory_order_acquire) || idup_ == MPI_REQUEST_NULL) return;
-  PMPI_Wait(&idup_, MPI_STATUS_IGNORE);
-  PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
+  complete_idup_locked(true);
   ready_.store(true, std::memory_order_release);
 }
 
 bool CommContext::ready() {
   if (ready_.load(std::memory_order_acquire)) return true;
+  if (holder_.load() == std::this_thread::get_id()) return false;  // re-entered from our test
   std::unique_lock lock(idup_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   if (ready_.load(std::memory_order_acquire)) return true;
-  if (!test_idup_locked()) return false;
-  // A failed send inside a collective cannot be handed back to anyone: abort with MPI's
-  // error string rather than leave the application waiting forever.
-  PMPI_Comm_set_errhandler(dup_, MPI_ERRORS_ARE_FATAL);
+  if (!complete_idup_locked(false)) return false;
   ready_.store(true, std::memory_order_release);
   return true;
 }
@@ -114,7 +164,7 @@ void CommContext::submitted(std::uint64_t seq) {
 }
 
 bool CommContext::try_start(std::uint64_t seq) {
-  if (!ready()) return false;
+  if (!ready() || failed()) return false;
   std::lock_guard lock(mu_);
   if (waiting_.empty() || *waiting_.begin() != seq) return false;  // an earlier one first
   const auto ranges = static_cast<std::uint64_t>(ranges_);
@@ -149,7 +199,7 @@ bool CommContext::release() {
   if (finalized) return true;
   {
     std::lock_guard lock(idup_mu_);
-    if (idup_ != MPI_REQUEST_NULL && !test_idup_locked()) return false;
+    if (idup_ != MPI_REQUEST_NULL && !complete_idup_locked(false)) return false;
   }
   if (dup_ != MPI_COMM_NULL) PMPI_Comm_free(&dup_);
   released_.store(true);
@@ -189,6 +239,7 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
     error = "MPI_Comm_idup of the communicator failed: " + mpi_error_text(rc);
     return nullptr;
   }
+  ctx->app_ = comm;
   PMPI_Comm_set_attr(comm, reg.keyval, new std::shared_ptr<CommContext>(ctx));
   reg.contexts.push_back(ctx);
   return ctx;

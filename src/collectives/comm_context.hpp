@@ -1,7 +1,9 @@
 // Per-communicator state of liboverlap, cached on the user's communicator as an MPI
 // attribute: a duplicate made with MPI_Comm_idup (so the first collective on a
 // communicator does not block, and our traffic can never match the application's), the
-// sequence of collectives called on it, and the order they may start in.
+// sequence of collectives called on it, and the order they may start in. When the
+// duplication fails (MPICH out of context ids) the context is failed(): nothing is posted
+// on the broken duplicate, so no message of ours can land on the application's context.
 //
 // Tags: collective number `seq` uses tag range seq % ranges (ranges = (MPI_TAG_UB + 1) /
 // 1024, at least 32 by the standard, fewer with OVERLAP_TAG_RANGES). Two collectives
@@ -39,6 +41,12 @@ class CommContext {
   CommContext& operator=(const CommContext&) = delete;
 
   int rank() const { return rank_; }
+  // The duplication failed (e.g. MPICH ran out of context ids): nothing is ever posted on
+  // the duplicate, every collective gated on it fails with failure_code(), and later calls
+  // are refused with failure().
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  const std::string& failure() const { return failure_; }  // once failed()
+  int failure_code() const { return failure_code_; }       // once failed()
   int size() const { return size_; }
   // The duplicate; valid once a collective started.
   const MPI_Comm* comm() const { return &dup_; }
@@ -57,7 +65,7 @@ class CommContext {
   // Collectives submitted and not completed.
   std::size_t in_flight() const;
 
-  void mark_user_freed() { user_freed_.store(true); }
+  void mark_user_freed();
   bool user_freed() const { return user_freed_.load(); }
   // Frees the duplicate (safe points only); does nothing and returns false while the
   // duplicate is still being made.
@@ -68,18 +76,24 @@ class CommContext {
 
  private:
   friend std::shared_ptr<CommContext> context_for(MPI_Comm, std::string&);
-  // True once the duplicate exists. Only try-locks: MPI_Test may re-enter liboverlap
-  // through the MPI progress hook.
+  // True once the duplicate exists (or its duplication failed). Only try-locks, and not
+  // at all on the thread that holds idup_mu_: MPI_Test/MPI_Wait of the duplication may
+  // re-enter liboverlap through the MPI progress hook (try_lock by the owner is UB).
   bool ready();
-  // PMPI_Test of the duplication, idup_mu_ held; records the testing thread (see
-  // finish_duplicate).
-  bool test_idup_locked();
+  // PMPI_Test (or PMPI_Wait) of the duplication, idup_mu_ held by this thread (holder_).
+  // Its outcome is checked: on failure the context is failed() and dup_ is never used.
+  bool complete_idup_locked(bool wait);
+  void record_failure(int rc);
 
+  MPI_Comm app_ = MPI_COMM_NULL;  // the application's communicator, until it frees it
   MPI_Comm dup_ = MPI_COMM_NULL;
   MPI_Request idup_ = MPI_REQUEST_NULL;
   std::mutex idup_mu_;
-  std::atomic<std::thread::id> testing_{};  // the thread inside PMPI_Test of idup_
+  std::atomic<std::thread::id> holder_{};  // the thread holding idup_mu_
   std::atomic<bool> ready_{false};
+  std::atomic<bool> failed_{false};
+  std::string failure_;   // written once, before failed_
+  int failure_code_ = 0;  // written once, before failed_
   std::atomic<std::uint64_t> next_seq_{0};
   mutable std::mutex mu_;            // guards the two sets
   std::set<std::uint64_t> waiting_;  // submitted, not started

@@ -3,10 +3,12 @@
 // constant expressions: Open MPI's are addresses) that map an MPI_Op to the operation and
 // an MPI_Datatype to its category in MPI 4.0 sec. 6.9.2 and its C representation.
 //
-// The categories decide what is allowed, exactly as the standard lists it (so MPI_LAND on
-// MPI_INTEGER is refused even though MPICH accepts it): whatever the kernels compute is
-// then what every conforming MPI computes, and a program that works with liboverlap works
-// with MPI_Ireduce too.
+// The categories decide what is allowed, as the standard lists it (so MPI_LAND on
+// MPI_INTEGER is refused even though MPICH accepts it; one exception: MPI_AINT, MPI_OFFSET
+// and MPI_COUNT count as C integers, so the logical operations are accepted on them,
+// where the standard's "multi-language" category does not define them): whatever the kernels
+// compute is then what every conforming MPI computes, and a program that works with liboverlap
+// works with MPI_Ireduce too.
 #include "collectives/reduction.hpp"
 
 #include <complex>

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -167,10 +168,38 @@ void note_rescue() {
                "meanwhile. OVERLAP_PROGRESS=shared avoids the wait\n");
 }
 
+// The default policy (no explicit choice, no OVERLAP_PROGRESS) below MPI_THREAD_MULTIPLE:
+// `caller` where MPI reaches liboverlap from every call without a thread of ours (Open MPI
+// with its progress hook). Not with MPICH: its `caller` needs the rescue thread, i.e.
+// MPI_THREAD_MULTIPLE, so the default there is refused as before. Said once on stderr.
+// (Should the hook be missing, start_locked refuses `caller` and says why.)
+void fall_back_to_caller(std::optional<ProgressPolicy> requested, EngineConfig& config) {
+#if defined(MPICH)
+  (void)requested;
+  (void)config;
+#else
+  const char* env = std::getenv("OVERLAP_PROGRESS");
+  if (requested || (env != nullptr && *env != '\0') || !needs_thread(config)) return;
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  if (provided >= MPI_THREAD_MULTIPLE) return;
+  config.policy = ProgressPolicy::caller;
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true)) {
+    std::fprintf(stderr,
+                 "liboverlap: MPI provides %s (below MPI_THREAD_MULTIPLE), so the default "
+                 "progress policy is 'caller' (collectives progress inside the application's MPI "
+                 "calls) instead of 'shared'\n",
+                 thread_level_name(provided));
+  }
+#endif
+}
+
 // Starts the engine; r.mu held. Returns an error or "".
 std::string start_locked(Runtime& r, std::optional<ProgressPolicy> requested) {
   auto cfg = config_from_environment(requested);
   if (!cfg.error.empty()) return cfg.error;
+  fall_back_to_caller(requested, cfg.config);
   choose_caller_mechanism(cfg.config);
   if (std::string e = thread_level_error(cfg.config); !e.empty()) return e;
   ThreadHooks hooks;
@@ -208,6 +237,17 @@ EngineUse acquire_engine(std::optional<ProgressPolicy> requested) {
   std::lock_guard lock(r.mu);
   if (std::string e = mpi_state_error(); !e.empty()) return {nullptr, e};
   prepare_error_codes();
+  if (r.started && r.uses == 0 && requested && *requested != r.engine.policy()) {
+    // Draining what users left before OVX_Finalize: restart with the policy asked for now;
+    // the scheduler keeps what is in flight across the restart. Should the new policy be
+    // refused, the old one goes on draining.
+    const ProgressPolicy old = r.engine.policy();
+    stop_locked(r);
+    if (std::string e = start_locked(r, requested); !e.empty()) {
+      if (r.engine.in_flight() > 0 && start_locked(r, old).empty()) r.draining.store(true);
+      return {nullptr, e};
+    }
+  }
   if (r.started) {
     if (requested && *requested != r.engine.policy()) {
       return {nullptr, std::string("already running with the '") + policy_name(r.engine.policy()) +

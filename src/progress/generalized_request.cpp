@@ -43,12 +43,14 @@ int query(void* state, MPI_Status* status) {
   auto* s = static_cast<RequestState*>(state);
   s->queried.store(true, std::memory_order_release);
   const bool abandoned = s->graph->abandoned();
+  const int failed = s->graph->failure_code();
+  const int code = !abandoned ? MPI_SUCCESS : failed != 0 ? failed : abandoned_code();
   PMPI_Status_set_elements(status, MPI_BYTE, 0);
   PMPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = abandoned ? abandoned_code() : MPI_SUCCESS;
-  return abandoned ? abandoned_code() : MPI_SUCCESS;
+  status->MPI_ERROR = code;
+  return code;
 }
 
 int release(void* state) {

@@ -130,7 +130,8 @@ int TaskGraph::start_ready(std::size_t budget) {
     return work;
   }
   if (!started_) {
-    if (gate_ && !gate_()) return 0;
+    // A gate may fail the graph (its communicator cannot be used): handle that at once.
+    if (gate_ && !gate_()) return abandoned() ? start_ready(budget) : 0;
     open();
     if (tasks_.empty()) ++work;  // an empty collective (e.g. P = 1 barrier) is done at once
   }
@@ -256,5 +257,10 @@ int TaskGraph::advance() {
 }
 
 void TaskGraph::abandon() { abandoned_.store(true, std::memory_order_release); }
+
+void TaskGraph::fail(int code) {
+  failure_code_.store(code, std::memory_order_release);
+  abandon();
+}
 
 }  // namespace overlap::progress

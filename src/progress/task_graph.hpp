@@ -80,6 +80,11 @@ class TaskGraph {
   // abandoned, once nothing it posted is left running. Any thread may call it; the work
   // happens in the next start_ready.
   void abandon();
+  // abandon(), and the request reports `code` (an MPI error code naming the cause) instead
+  // of the generic "abandoned" one. Set before abandon() takes effect.
+  void fail(int code);
+  // The code given to fail(), 0 if none.
+  int failure_code() const { return failure_code_.load(std::memory_order_acquire); }
   bool abandoned() const { return abandoned_.load(std::memory_order_acquire); }
   // Receives posted and not finished (an abandoned graph's buffers are safe once this is
   // 0 after abandon() was handled). Any thread may ask.
@@ -119,6 +124,7 @@ class TaskGraph {
   bool started_ = false;
   std::atomic<bool> abandon_done_{false};
   std::atomic<bool> abandoned_{false};
+  std::atomic<int> failure_code_{0};
   std::atomic<int> receives_running_{0};
   std::atomic<bool> complete_{false};
   std::vector<std::function<void()>> on_complete_;
