@@ -19,13 +19,15 @@
 #   SCALE=smoke docs/results/overhead-2026-11-23/run.sh     # minutes: does it work?
 #
 # Variables: SCALE (full|smoke), OMPI_BIN, MPICH_BIN (this commit's overlap-bench), OUT
-# (default this folder), BEFORE ("11f7700 ea20dc0"), OVERLAP_CLUSTER_PREFIX.
+# (default this folder), BEFORE (commits, default "11f7700 ea20dc0"; empty: none), MPIS
+# (default "openmpi mpich"), OVERLAP_CLUSTER_PREFIX.
 set -eu
 here=docs/results/overhead-2026-11-23
 out=${OUT:-$here}
 ompi=${OMPI_BIN:-build/dev-ompi/src/apps/overlap-bench}
 mpich=${MPICH_BIN:-build/dev/src/apps/overlap-bench}
-before=${BEFORE:-"11f7700 ea20dc0"}
+before=${BEFORE-"11f7700 ea20dc0"}
+mpis=${MPIS:-"openmpi mpich"}
 mkdir -p "$out"
 
 if [ "${SCALE:-full}" = smoke ]; then
@@ -43,7 +45,7 @@ libdir() { echo "build/before-$1-$2/src/collectives"; }
 for c in $before; do
   src=build/before-$c-src
   [ -d "$src" ] || git worktree add --detach "$src" "$c" >/dev/null
-  for mpi in openmpi mpich; do
+  for mpi in $mpis; do
     cmake -S "$src" -B "build/before-$c-$mpi" -G Ninja -DOVERLAP_MPI=$mpi \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "build/before-$c-$mpi" -j 2 --target overlap
@@ -55,7 +57,7 @@ done
 run() { scripts/cluster run --timeout "$limit" "$@" || [ $? -eq 124 ]; }
 
 scripts/cluster up 2 --rate 1gbit --mtu 65000
-for mpi in openmpi mpich; do
+for mpi in $mpis; do
   bin=$ompi; [ $mpi = mpich ] && bin=$mpich
   # MPI's own collectives, and liboverlap shared after the engine work, point by point.
   run --mpi $mpi -- $bin nbc $grid --impl mpi,overlap --progress shared \
@@ -76,8 +78,10 @@ for mpi in openmpi mpich; do
   done
 done
 # MPICH's own progress thread (shows up as "other threads").
-MPICH_ASYNC_PROGRESS=1 run --mpi mpich -- $mpich nbc $grid --impl mpi \
-  --label "mpich: async progress" --output $out/nbc-mpich-async.json
+case " $mpis " in *" mpich "*)
+  MPICH_ASYNC_PROGRESS=1 run --mpi mpich -- $mpich nbc $grid --impl mpi \
+    --label "mpich: async progress" --output $out/nbc-mpich-async.json ;;
+esac
 scripts/cluster down
 
 report/overlap-report $out/nbc-*.json -o $out/report
