@@ -3,7 +3,8 @@
 
     overlap-report FILE.json [MORE.json ...] [-o DIR]
 
-Writes into DIR: r_overhead_<op>.png/.svg and concurrency_<op>.png/.svg (nbc),
+Writes into DIR: r_overhead_<op>.png/.svg and concurrency_<op>.png/.svg (nbc), with
+decomposition_<op> and engine_share_<op> where points carry a decomposition,
 impact.png/.svg, latency.png/.svg, coll.png/.svg, progress.png/.svg, sync.png/.svg (each
 only with files of that kind), summary.md, summary.html and manifest.json. Every input is
 checked before anything is written: a bad file costs one line on stderr and exit code 2.
@@ -119,6 +120,7 @@ def safe_name(op):
 def render(runs, outdir):
     """Draw everything; returns (manifest image entries, figure sections for the summary)."""
     import report_curves as curves  # late: matplotlib is slow to import and not needed on errors
+    import report_cpu as cpu
     import report_plots as plots
 
     images, sections = [], []
@@ -137,6 +139,13 @@ def render(runs, outdir):
         more, size = plots.concurrency_figure(with_op, safe_name(op), outdir)
         record("concurrency", op, more, size, 2 * len(with_op))
         sections.append((f"{op}: r_overhead, then r_comm and r_comp_slowdown", files + more))
+        if cpu.has_decomposition(with_op, op):
+            files, size = cpu.decomposition_figure(with_op, safe_name(op), outdir)
+            record("decomposition", op, files, size, 1)
+            more, size = cpu.engine_share_figure(with_op, safe_name(op), outdir)
+            record("engine_share", op, more, size, len(with_op))
+            sections.append((f"{op}: where the slowdown goes, and the progress thread's share",
+                             files + more))
     if of_kind(runs, "impact"):
         files, size = plots.impact_figure(of_kind(runs, "impact"), outdir)
         record("impact", None, files, size, 1)

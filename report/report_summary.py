@@ -111,6 +111,8 @@ def _point_row(p):
     diagnosis = f"**{p.get('diagnosis') or 'unknown'}**"
     if p.get("diagnosis_text"):
         diagnosis += f": {p['diagnosis_text']}"
+    if p.get("decomposition"):
+        diagnosis += f" Where it goes: {p['decomposition']['text']}."
     return targets + [
         fmt_bytes(p["msg_bytes"]), fmt_int(p["comp_size"]), fmt_time(p["t_comm_ref_s"]),
         fmt_time(p["t_comp_ref_s"]), fmt_time(p["t_measured_s"]), fmt_ratio(p["r_overhead"]),

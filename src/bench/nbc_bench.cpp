@@ -140,13 +140,17 @@ NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
   return {true, r.size, ""};
 }
 
-NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests) {
+// With `account`, CPU counters are sampled at the phase boundaries, outside every timed
+// window: before a phase's barrier and after its end time was taken.
+NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests, bool account) {
   Local it;
+  if (account) cpu_.mark();
   it.late = clock_.barrier();
   it.comm_start = clock_.now();
   op.start();
   op.wait();
   it.comm_end = clock_.now();
+  if (account) cpu_.mark(PhaseAccounting::comm_alone);
 
   it.late = clock_.barrier() || it.late;
   // With test calls, the reference is split into the same pieces (with nothing between),
@@ -160,6 +164,7 @@ NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests) {
     work_.run();
   }
   it.comp_ref = clock_.now() - c0;
+  if (account) cpu_.mark(PhaseAccounting::comp_alone);
 
   it.late = clock_.barrier() || it.late;
   // Algorithm 1; MPI_Test calls only when --test-interval asks for them.
@@ -180,6 +185,7 @@ NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests) {
   it.t3 = clock_.now();
   op.wait();
   it.t4 = clock_.now();
+  if (account) cpu_.mark(PhaseAccounting::overlapped);
   return it;
 }
 
@@ -216,12 +222,25 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   const int tests = config_.test_interval_bytes
                         ? test_calls_for(rec.msg_bytes.value_or(0), *config_.test_interval_bytes)
                         : 0;
-  for (int i = 0; i < config_.warmup; ++i) run_iteration(*op, tests);
+  for (int i = 0; i < config_.warmup; ++i) run_iteration(*op, tests, false);
+  cpu_.reset();
+  cpu_.add_computation_threads(work_.thread_ids());
   std::vector<Local> its;
-  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(*op, tests));
+  measure::PhaseTimes mine;  // this rank's means, for the decomposition
+  for (int i = 0; i < config_.iterations; ++i) {
+    its.push_back(run_iteration(*op, tests, true));
+    mine.t_comp_ref += its.back().comp_ref / config_.iterations;
+    mine.t_comp += (its.back().t3 - its.back().t2) / config_.iterations;
+    mine.overlap_s += (its.back().t4 - its.back().t1) / config_.iterations;
+  }
   clock_.resync();
   rec.test_calls = tests;
   reduce(its, rec);
+  gather_cpu(clock_.comm(), cpu_, mine, rec.cpu, rec.decomposition, rec.null_reasons);
+  if (!rec.valid && clock_.rank() == 0) {
+    rec.decomposition.reset();
+    rec.null_reasons["decomposition"] = "the point is invalid";
+  }
   rec.elapsed_s = seconds_since(started);
   return rec;
 }

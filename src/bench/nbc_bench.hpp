@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/benchmark.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/global_clock.hpp"
 #include "bench/nbc_record.hpp"
 #include "bench/operation.hpp"
@@ -54,7 +55,7 @@ class NbcSweep {
   Calibrated calibrate_comm(Operation& op, const NbcPoint& key);
   Calibrated calibrate_comp(double target);
   double comp_slowest_median(int runs);
-  Local run_iteration(Operation& op, int tests);
+  Local run_iteration(Operation& op, int tests, bool account);
   void reduce(const std::vector<Local>& its, NbcPoint& rec);
 
   GlobalClock& clock_;
@@ -66,6 +67,7 @@ class NbcSweep {
   std::map<std::pair<Implementation, Collective>, std::pair<long, double>> last_comm_;
   std::pair<long, double> last_comp_{0, 0};  // warm start: size, time
   double calibration_s_ = 0;
+  PhaseAccounting cpu_;  // samples on the thread that runs the sweep
 };
 
 // The subcommand: options, configuration, and a sweep with the GEMM computation bound to

@@ -9,6 +9,7 @@
 
 #include "base/record_schema.hpp"
 #include "bench/collective.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/implementation.hpp"
 #include "bench/result_kind.hpp"
 #include "measure/diagnosis.hpp"
@@ -16,7 +17,7 @@
 
 namespace overlap::bench {
 
-inline constexpr int kNbcSchemaVersion = 2;
+inline constexpr int kNbcSchemaVersion = 3;  // 3: cpu and decomposition (issue 13)
 
 struct NbcConfig {
   std::vector<Implementation> impls{Implementation::mpi};  // compared point by point
@@ -61,6 +62,8 @@ struct NbcPoint {
   measure::Diagnosis diagnosis = measure::Diagnosis::invalid;
   std::string diagnosis_text;
   std::optional<NbcSamples> samples;
+  std::optional<CpuAccounting> cpu;        // docs/cpu-accounting.md
+  std::optional<CpuShares> decomposition;  // of the computation's slowdown
   std::map<std::string, std::string> null_reasons;
   double calibration_s = 0;
   double elapsed_s = 0;

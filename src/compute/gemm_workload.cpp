@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +43,7 @@ GemmWorkload::GemmWorkload(std::vector<std::vector<int>> thread_pus) : pus_(std:
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   matrices_.resize(pus_.size());
   thread_s_.assign(pus_.size(), 0.0);
+  tids_.assign(pus_.size(), 0);
 }
 
 GemmWorkload::GemmWorkload(int threads)
@@ -58,6 +60,7 @@ void GemmWorkload::resize(long n) {
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     ThreadBinding bound(pus_[id]);  // first touch on the core that will compute
+    tids_[id] = static_cast<int>(::gettid());
     auto& m = matrices_[id];
     m = std::make_unique<ThreadMatrices>();
     // Values chosen so products stay well inside the normal range (no denormal slow-down).
@@ -83,6 +86,7 @@ double GemmWorkload::run_in_pieces(int pieces, const std::function<void()>& betw
     // Bound while computing, restored after: workers that existed before a dedicated
     // progress thread took its core are kept off it all the same.
     ThreadBinding bound(pus_[id]);
+    tids_[id] = static_cast<int>(::gettid());
     auto& m = *matrices_[id];
     const auto start = std::chrono::steady_clock::now();
     for (int k = 0; k < parts; ++k) {

@@ -40,6 +40,7 @@ class GemmWorkload : public Workload {
   // Each thread's GEMM in `pieces` row blocks of C (at most n).
   double run_in_pieces(int pieces, const std::function<void()>& between, int& calls) override;
   const std::vector<double>& last_thread_times() const { return thread_s_; }
+  std::vector<int> thread_ids() const override { return tids_; }
 
  private:
   struct ThreadMatrices;
@@ -47,6 +48,7 @@ class GemmWorkload : public Workload {
   int n_ = 0;
   std::vector<std::unique_ptr<ThreadMatrices>> matrices_;
   std::vector<double> thread_s_;
+  std::vector<int> tids_;  // per OpenMP thread, as of the last run
 };
 
 }  // namespace overlap::compute

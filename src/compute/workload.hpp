@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "measure/calibration.hpp"
 
@@ -31,6 +32,9 @@ class Workload {
   // time and sets `calls` to how many times between() ran (a run cannot be split finer
   // than its size allows).
   virtual double run_in_pieces(int pieces, const std::function<void()>& between, int& calls) = 0;
+  // The kernel thread ids (gettid) of the threads the last run used, so CPU accounting
+  // can tell computation threads from others; empty when the workload does not know.
+  virtual std::vector<int> thread_ids() const { return {}; }
 };
 
 }  // namespace overlap::compute

@@ -11,6 +11,11 @@ namespace overlap::progress {
 struct BackoffConfig {
   std::chrono::microseconds min_sleep{20};
   std::chrono::microseconds max_sleep{500};
+  // The progress thread's timer slack (prctl PR_SET_TIMERSLACK); 0: the kernel's default.
+  std::chrono::nanoseconds timer_slack{0};
+  // A submission ends the current pause at once. Off by default until measured on a
+  // quiet machine (docs/liboverlap.md, "Engine changes of issue 13").
+  bool wake_on_submit = false;
 };
 
 class Backoff {

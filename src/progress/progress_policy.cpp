@@ -67,6 +67,12 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   if (!read_int("OVERLAP_CALLER_RESCUE_MS", 1, 60000, rescue_ms, r.error)) return r;
   if (!read_int("OVERLAP_SHARED_MIN_SLEEP_US", 0, 1000000, min_us, r.error)) return r;
   if (!read_int("OVERLAP_SHARED_MAX_SLEEP_US", 0, 1000000, max_us, r.error)) return r;
+  long slack_ns = r.config.backoff.timer_slack.count();
+  if (!read_int("OVERLAP_SHARED_TIMER_SLACK_NS", 0, 1000000000, slack_ns, r.error)) return r;
+  r.config.backoff.timer_slack = std::chrono::nanoseconds{slack_ns};
+  long wake = r.config.backoff.wake_on_submit ? 1 : 0;
+  if (!read_int("OVERLAP_SHARED_WAKE_ON_SUBMIT", 0, 1, wake, r.error)) return r;
+  r.config.backoff.wake_on_submit = wake == 1;
   if (max_us < min_us) {
     r.error = "OVERLAP_SHARED_MAX_SLEEP_US=" + std::to_string(max_us) +
               " is below OVERLAP_SHARED_MIN_SLEEP_US=" + std::to_string(min_us);

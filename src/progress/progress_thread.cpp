@@ -1,6 +1,7 @@
 #include "progress/progress_thread.hpp"
 
 #include <pthread.h>
+#include <sys/prctl.h>
 
 #include <future>
 
@@ -17,6 +18,13 @@ inline void cpu_relax() {
 
 void name_this_thread() { pthread_setname_np(pthread_self(), "ovx-progress"); }
 
+// How much later than asked the kernel may wake this thread (default 50 µs, which turns
+// a 20 µs pause into up to 70 µs). 0 leaves the kernel's default.
+void set_timer_slack(std::chrono::nanoseconds slack) {
+  if (slack.count() > 0)
+    prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack.count()), 0, 0, 0);
+}
+
 }  // namespace
 
 ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config, ThreadHooks hooks)
@@ -24,6 +32,7 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config,
   if (config.policy == ProgressPolicy::shared) {
     thread_ = std::jthread([this, b = config.backoff](std::stop_token st) {
       name_this_thread();
+      set_timer_slack(b.timer_slack);
       run_shared(st, b);
     });
     return;
@@ -66,7 +75,8 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(), busy_passes_.load(), sleeps_.load(), rescue_passes_.load()};
+  return {passes_.load(), busy_passes_.load(), sleeps_.load(), rescue_passes_.load(),
+          woken_by_submit_.load()};
 }
 
 int ProgressThread::pass() {
@@ -84,6 +94,22 @@ bool ProgressThread::pause(const std::stop_token& stop, std::chrono::microsecond
   return !stop.stop_requested();
 }
 
+bool ProgressThread::pause_for_work(const std::stop_token& stop, std::chrono::microseconds d,
+                                    std::uint64_t seen, Backoff& backoff) {
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
+  switch (scheduler_.sleep_unless_submitted(stop, d, seen)) {
+    case Scheduler::Woken::stopped:
+      return false;
+    case Scheduler::Woken::submitted:
+      woken_by_submit_.fetch_add(1, std::memory_order_relaxed);
+      backoff.reset();
+      return true;
+    case Scheduler::Woken::timeout:
+      return true;
+  }
+  return true;
+}
+
 void ProgressThread::run_dedicated(std::stop_token stop) {
   while (scheduler_.wait_for_work(stop)) {
     if (pass() == 0) cpu_relax();
@@ -93,12 +119,16 @@ void ProgressThread::run_dedicated(std::stop_token stop) {
 void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
   while (scheduler_.wait_for_work(stop)) {
+    // Noted before the pass: what is submitted during it (e.g. by a completion callback)
+    // waits in the inbox for the next pass, so it must cut the pause short too.
+    const std::uint64_t seen = scheduler_.submissions();
     const int work = pass();
     if (scheduler_.in_flight() == 0) {
       backoff.reset();  // the next submission is served at once by wait_for_work
       continue;
     }
-    if (!pause(stop, backoff.next(work))) return;
+    const auto d = backoff.next(work);
+    if (!(config.wake_on_submit ? pause_for_work(stop, d, seen, backoff) : pause(stop, d))) return;
   }
 }
 

@@ -16,6 +16,7 @@ void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {
     std::lock_guard lock(inbox_mu_);
     inbox_.push_back(std::move(graph));
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
+    submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
   work_cv_.notify_all();
 }
@@ -25,6 +26,7 @@ void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
     std::lock_guard lock(inbox_mu_);
     watch_inbox_.push_back(Watch{&tester, slot, std::move(done)});
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
+    submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
   work_cv_.notify_all();
 }
@@ -124,6 +126,18 @@ int Scheduler::test_group(std::size_t begin, std::size_t end) {
 bool Scheduler::wait_for_work(std::stop_token stop) {
   std::unique_lock lock(inbox_mu_);
   return work_cv_.wait(lock, stop, [&] { return in_flight_.load() > 0; });
+}
+
+Scheduler::Woken Scheduler::sleep_unless_submitted(const std::stop_token& stop,
+                                                   std::chrono::microseconds d,
+                                                   std::uint64_t seen) {
+  std::unique_lock lock(inbox_mu_);
+  // The counter only grows under inbox_mu_ and submit() notifies after releasing it, so a
+  // submission between the caller's reading of `seen` and this wait is seen here.
+  const bool submitted =
+      work_cv_.wait_for(lock, stop, d, [&] { return submissions_.load() != seen; });
+  if (stop.stop_requested()) return Woken::stopped;
+  return submitted ? Woken::submitted : Woken::timeout;
 }
 
 Scheduler::AbandonReport Scheduler::abandon_all(std::chrono::milliseconds grace) {

@@ -51,6 +51,13 @@ class Scheduler {
   // For progress threads: blocks until something is in flight or `stop` is requested.
   // Returns false on stop. A submit() racing with the call is never missed.
   bool wait_for_work(std::stop_token stop);
+  // Graphs and watches submitted so far (a progress thread notes it before a pass).
+  std::uint64_t submissions() const { return submissions_.load(std::memory_order_acquire); }
+  // For progress threads between passes: sleeps for `d`, unless a submission beyond the
+  // `seen`-th arrives first (wake on submit: a new collective need not wait out a pause).
+  enum class Woken { timeout, submitted, stopped };
+  Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
+                               std::uint64_t seen);
 
   // Shutdown of an erroneous program (work still in flight at MPI_Finalize): abandons
   // every graph, then runs passes until nothing they posted is left running, or `grace`
@@ -98,6 +105,7 @@ class Scheduler {
   std::vector<Watch> watch_inbox_;                 // guarded by inbox_mu_
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::uint64_t> passes_{0};
+  std::atomic<std::uint64_t> submissions_{0};  // written under inbox_mu_
 };
 
 }  // namespace overlap::progress

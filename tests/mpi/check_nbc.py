@@ -243,6 +243,35 @@ def check_point(p, cfg):
     for key, value in expect.items():
         if not close(p[key], value):
             fail(f"{where}: {key} {p[key]!r}, recomputed from the point's times {value!r}")
+    check_cpu(p, where)
+
+
+def check_cpu(p, where):
+    """CPU accounting (docs/cpu-accounting.md): on Linux every valid point has it for
+    every rank, and the decomposition adds up: remainder = lost - engine - transport -
+    other, floor = 1 + transport."""
+    cpu, d = p["cpu"], p["decomposition"]
+    if cpu is None or d is None:
+        fail(f"{where}: cpu {cpu!r} / decomposition {d!r} null on Linux "
+             f"({p.get('null_reasons')})")
+    ranks = sorted(r["rank"] for r in cpu["ranks"])
+    if ranks != list(range(len(ranks))) or not ranks:
+        fail(f"{where}: cpu ranks {ranks}")
+    for r in cpu["ranks"]:
+        for phase in ("comm_alone", "comp_alone", "overlapped"):
+            ph = r[phase]
+            if not ph["computation_s"] > 0:
+                fail(f"{where}: rank {r['rank']} {phase}: computation_s {ph['computation_s']}")
+            if abs(ph["progress_user_s"] + ph["progress_system_s"] - ph["progress_s"]) > 1e-9:
+                fail(f"{where}: rank {r['rank']} {phase}: progress user + system != total")
+    if p["impl"] == "mpi" and any(r["overlapped"]["progress_s"] != 0 for r in cpu["ranks"]):
+        fail(f"{where}: MPI's own collectives, yet a progress thread used CPU")
+    if d["transport"] is not None:
+        rest = d["lost"] - d["engine"] - d["transport"] - d["other"]
+        if not close(d["remainder"], rest) or not close(d["floor_slowdown"], 1 + d["transport"]):
+            fail(f"{where}: decomposition does not add up: {d}")
+    if not d["text"].startswith("computation slowed "):
+        fail(f"{where}: decomposition text {d['text']!r}")
 
 
 def check_points(doc, grid, expect_complete=True):

@@ -303,6 +303,54 @@ TEST(Engine, SharedThreadSleepsWhenIdleAndBacksOffWhileWaiting) {
   EXPECT_TRUE(wait_until([&] { return stuck.receiver->complete(); }));
 }
 
+TEST(Engine, SharedThreadWakesOnSubmit) {
+  // Pauses of a minute: without wake on submit the second submission would wait one out,
+  // and the count below would not move within wait_until's 10 s.
+  EngineConfig config;
+  config.policy = ProgressPolicy::shared;
+  config.backoff.min_sleep = 60s;
+  config.backoff.max_sleep = 60s;
+  config.backoff.wake_on_submit = true;
+  ProgressEngine e(config);
+  testing::FakeNetwork net(2);
+  Exchange x(net, 0, 0, 1, 5);
+  e.submit(x.receiver);  // no sender yet: the thread makes a pass, then pauses
+  ASSERT_TRUE(wait_until([&] { return e.thread_stats().sleeps >= 1; }));
+  EXPECT_EQ(e.thread_stats().woken_by_submit, 0u);
+  e.submit(x.sender);
+  EXPECT_TRUE(wait_until([&] { return e.thread_stats().woken_by_submit == 1; }))
+      << "a submission did not end the progress thread's pause";
+  // Woken, it made the pass that posts the send.
+  EXPECT_TRUE(wait_until([&] { return !net.log(0).empty(); }));
+  EXPECT_TRUE(wait_until([&] {
+    e.progress();
+    return x.receiver->complete() && x.sender->complete();
+  }));
+  EXPECT_EQ(x.received, 5);
+}
+
+TEST(Scheduler, SleepUnlessSubmittedSeesASubmitBeforeTheSleep) {
+  Scheduler s;
+  testing::FakeNetwork net(2);
+  Exchange x(net, 0, 0, 1, 1);
+  const std::uint64_t seen = s.submissions();
+  s.submit(x.receiver);  // between noting the count and sleeping: must not be missed
+  std::stop_source stop;
+  EXPECT_EQ(s.sleep_unless_submitted(stop.get_token(), std::chrono::microseconds(60s), seen),
+            Scheduler::Woken::submitted);
+  EXPECT_EQ(s.sleep_unless_submitted(stop.get_token(), 1ms, s.submissions()),
+            Scheduler::Woken::timeout);
+  stop.request_stop();
+  EXPECT_EQ(
+      s.sleep_unless_submitted(stop.get_token(), std::chrono::microseconds(60s), s.submissions()),
+      Scheduler::Woken::stopped);
+  s.submit(x.sender);
+  EXPECT_TRUE(wait_until([&] {
+    s.progress();
+    return x.receiver->complete() && x.sender->complete();
+  }));
+}
+
 TEST(Engine, RescueThreadProgressesWorkNobodyElseDoes) {
   EngineConfig config;
   config.policy = ProgressPolicy::caller;
@@ -422,6 +470,20 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   EXPECT_EQ(config_from_environment(std::nullopt).config.rescue_after,
             std::chrono::milliseconds(250));
   unsetenv("OVERLAP_CALLER_RESCUE_MS");
+  setenv("OVERLAP_SHARED_TIMER_SLACK_NS", "1000", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).config.backoff.timer_slack,
+            std::chrono::nanoseconds(1000));
+  setenv("OVERLAP_SHARED_TIMER_SLACK_NS", "-1", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).error,
+            "OVERLAP_SHARED_TIMER_SLACK_NS='-1' is not an integer in 0..1000000000");
+  unsetenv("OVERLAP_SHARED_TIMER_SLACK_NS");
+  EXPECT_FALSE(config_from_environment(std::nullopt).config.backoff.wake_on_submit);
+  setenv("OVERLAP_SHARED_WAKE_ON_SUBMIT", "1", 1);
+  EXPECT_TRUE(config_from_environment(std::nullopt).config.backoff.wake_on_submit);
+  setenv("OVERLAP_SHARED_WAKE_ON_SUBMIT", "2", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).error,
+            "OVERLAP_SHARED_WAKE_ON_SUBMIT='2' is not an integer in 0..1");
+  unsetenv("OVERLAP_SHARED_WAKE_ON_SUBMIT");
   unsetenv("OVERLAP_PROGRESS");
 }
 

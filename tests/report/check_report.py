@@ -30,6 +30,9 @@ NBC_A, NBC_B, IMPACT = (HERE / n for n in ("nbc_small_a.json", "nbc_small_b.json
 OPS = ("ibcast", "iallreduce")
 # Files that embed their schema, one of each kind, as overlap-bench writes them.
 V2 = {k: HERE / f"{k}_v2.json" for k in ("nbc", "impact", "latency", "coll", "progress", "sync")}
+# nbc with CPU accounting and the slowdown's decomposition (schema 3, issue 13): a real
+# 2-rank run of MPI's and liboverlap's ibcast, trimmed to two points per implementation.
+NBC_CPU = HERE / "nbc_cpu_v3.json"
 
 # The documented size rule at 100 dpi: a heatmap panel is 450 x 420 px plus 100 px for
 # the colour bar; concurrency = one row of two (panel + bar) per run; impact = 150 px +
@@ -311,6 +314,41 @@ def check_every_kind(ck, report, env, tmp):
              f"summary.md shows the schema 2 diagnoses {sorted(valid)}")
 
 
+def decomposition_px(bars):
+    """docs/report.md: 220 px + 46 px per bar (a bar per point of every run), at least 600
+    wide; 420 high."""
+    return max(600, 220 + 46 * bars), 420
+
+
+def check_decomposition(ck, report, env, tmp):
+    """Stacked bars and the engine-share heatmap from a file whose points carry a
+    decomposition; the summary quotes each point's decomposition sentence; a file without
+    decompositions gets neither figure."""
+    out = tmp / "cpu"
+    p = run_report(report, [NBC_CPU, "-o", out], env)
+    ck.check(p.returncode == 0, f"decomposition: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    manifest, _ = load_manifest(ck, out)
+    doc = json.loads(NBC_CPU.read_text(encoding="utf-8"))
+    points = doc["points"]
+    impls = sorted({q["impl"] for q in points})
+    check_png(ck, out / "decomposition_ibcast.png", decomposition_px(len(points)), manifest,
+              min_ink=0.02)
+    check_svg(ck, out / "decomposition_ibcast.svg", manifest)
+    check_png(ck, out / "engine_share_ibcast.png", overhead_px(len(impls)), manifest)
+    check_svg(ck, out / "engine_share_ibcast.svg", manifest)
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    texts = [q["decomposition"]["text"] for q in points if q.get("decomposition")]
+    ck.check(texts and all(f"Where it goes: {t}." in md for t in texts),
+             f"summary.md quotes the {len(texts)} decomposition sentence(s)")
+    ck.check(all(t.startswith("computation slowed ") for t in texts),
+             "each decomposition sentence starts with the loss")
+    out2 = tmp / "nocpu"
+    p = run_report(report, [V2["nbc"], "-o", out2], env)
+    ck.check(p.returncode == 0 and not list(out2.glob("decomposition_*"))
+             and not list(out2.glob("engine_share_*")),
+             "a file without decompositions gets no decomposition figures")
+
+
 def check_single_and_titles(ck, report, env, tmp):
     """One nbc file: one panel, no impact figure. Then two runs with the same label."""
     out = tmp / "single"
@@ -396,6 +434,7 @@ def main():
         if not (args.install_only and args.install_from):
             check_full(ck, args.report, env, tmp)
             check_every_kind(ck, args.report, env, tmp)
+            check_decomposition(ck, args.report, env, tmp)
             check_single_and_titles(ck, args.report, env, tmp)
             check_errors(ck, args.report, env, tmp)
         if args.install_from:

@@ -1,0 +1,97 @@
+// Where the CPU of a rank's cores went during a measured phase, from two samples of OS
+// counters, and the decomposition of a computation slowdown into engine, transport, other
+// threads and an unexplained remainder. Pure arithmetic on samples (cpu_sampler reads
+// them from /proc), so it is tested on recorded samples. Method: docs/cpu-accounting.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace overlap::measure {
+
+// Who a thread of the process is: the computation (the thread that runs the benchmark
+// and its OpenMP workers, by TID), liboverlap's progress thread (by its name), or anyone
+// else (MPI's own progress or event threads, ...).
+enum class ThreadRole { computation, progress, other };
+
+// One thread at one instant.
+struct ThreadCounters {
+  int tid = 0;
+  std::string name;
+  ThreadRole role = ThreadRole::other;
+  double cpu_s = 0;          // user + system, nanosecond counter (schedstat) when available
+  double user_tick_s = 0;    // user time as the kernel's tick sampling splits it (stat)
+  double system_tick_s = 0;  // system time, the same way
+  long involuntary_switches = 0;
+};
+
+// Time the rank's CPUs (its affinity mask) spent in the kernel, summed over those CPUs,
+// whoever it was for (/proc/stat, clock ticks).
+struct KernelCounters {
+  double system_s = 0, irq_s = 0, softirq_s = 0;
+};
+
+// One sample of everything. `kernel` is absent when /proc/stat could not be read.
+struct CpuSample {
+  std::vector<ThreadCounters> threads;
+  std::optional<KernelCounters> kernel;
+  double process_system_s = 0;  // getrusage(RUSAGE_SELF): this process's system time
+};
+
+// What happened between two samples (or the sum of several such windows).
+struct CpuUsage {
+  double computation_s = 0;  // CPU of the computation threads
+  double progress_s = 0;     // CPU of liboverlap's progress thread
+  double progress_user_s = 0, progress_system_s = 0;
+  bool progress_split_measured = true;  // false: no tick landed in the thread (split guessed)
+  double other_s = 0;                   // CPU of every other thread of the process
+  long computation_involuntary_switches = 0;
+  std::optional<KernelCounters> kernel;  // on the rank's CPUs, everyone's
+  double process_system_s = 0;           // this process's own system time
+
+  // Kernel time on the rank's CPUs not spent on this process's behalf in its threads
+  // (softirq and irq are counted whole: they run in no thread's context). Absent without
+  // the per-CPU counters.
+  std::optional<double> kernel_outside_process_s() const;
+  CpuUsage& operator+=(const CpuUsage& o);
+  CpuUsage scaled(double factor) const;  // every amount times factor (e.g. per iteration)
+};
+
+// The usage between two samples of one process. Threads are matched by TID; one that
+// appears in `after` only started in between and counts whole; one that is gone is lost
+// (its last window cannot be measured). The progress thread's user/system split is its
+// tick counts' ratio in the window, or over its whole life when no tick landed in the
+// window; with no tick at all its CPU is counted as user time and
+// progress_split_measured is false.
+CpuUsage usage_between(const CpuSample& before, const CpuSample& after);
+
+// The slowdown of the computation, each part a fraction of t_comp_ref.
+struct SlowdownShares {
+  double lost = 0;                  // (t_comp - t_comp_ref) / t_comp_ref
+  double engine = 0;                // liboverlap's progress thread, user time
+  std::optional<double> transport;  // kernel on the rank's CPUs + progress thread's system time
+  double other = 0;                 // other threads of the process
+  std::optional<double> remainder;  // lost - the rest: memory, caches, scheduling
+  std::string why_unmeasured;       // why transport/remainder are absent
+};
+
+// One rank's means per iteration: the overlapped phase (t1..t4 of Algorithm 1 plus the
+// barrier before it) and the computation-alone phase (its barrier plus the computation).
+// What the transfer caused is the difference of the two phases' usage; of it, the part
+// that fell while the computation ran is taken as t_comp / overlap_s (spread evenly over
+// the overlap run, t4 - t1).
+struct PhaseTimes {
+  double t_comp_ref = 0;  // computation alone
+  double t_comp = 0;      // computation while the collective is in flight (t3 - t2)
+  double overlap_s = 0;   // t4 - t1
+};
+SlowdownShares decompose(const CpuUsage& comp_alone, const CpuUsage& overlapped,
+                         const PhaseTimes& times);
+
+// The biggest share by name ("kernel network processing", "progress thread", "other
+// threads", "unexplained") and a sentence for humans, e.g. "computation slowed 18 %:
+// 15 % kernel network processing on this rank's cores, 2 % progress thread, 1 % other".
+std::string explain_shares(const SlowdownShares& s);
+
+}  // namespace overlap::measure
