@@ -10,9 +10,12 @@
 //   early FILE     early transfer is real: partition 0 must arrive (Parrived true on the
 //                  receiver) while the sender's other partitions wait, making no MPI call,
 //                  for FILE, which the receiver creates only after seeing partition 0.
+//   cxx            the C++ layer (overlap::PartitionedSend/PartitionedRecv): two epochs, 3
+//                  partitions against 4, and a size that does not cut evenly refused.
 //   errors         every bad input returns an MPI error whose string names the value.
 // Prints PASS or the failures.
 #include <overlap/overlap.h>
+#include <overlap/overlap.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -287,6 +290,44 @@ void early(const std::string& file, int rank) {
   OVX_Prequest_free(&req);
 }
 
+void cxx(int rank) {
+  std::vector<int> data(12);
+  if (rank == 0) {
+    overlap::PartitionedSend<int> send(std::span<const int>(data), 3, overlap::Rank{1}, 5,
+                                       MPI_COMM_WORLD);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::iota(data.begin(), data.end(), epoch * 100);
+      overlap::Request r = send.start();
+      send.ready(2);
+      send.ready_range(0, 0);
+      const int last[] = {1};
+      send.ready_list(last);
+      r.wait();
+    }
+    bool refused = false;
+    try {
+      std::vector<int> ten(10);
+      overlap::PartitionedSend<int> bad(std::span<const int>(ten), 3, overlap::Rank{1}, 6,
+                                        MPI_COMM_WORLD);
+    } catch (const std::invalid_argument& e) {
+      refused = std::string(e.what()).find("10 elements cannot be cut into 3") != std::string::npos;
+    }
+    expect(refused, "10 elements in 3 partitions must be refused, naming both");
+  } else {
+    overlap::PartitionedRecv<int> recv(std::span<int>(data), 4, overlap::Rank{0}, 5,
+                                       MPI_COMM_WORLD);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      overlap::Request r = recv.start();
+      for (int p = 0; p < 4; ++p)
+        while (!recv.arrived(p)) {
+        }
+      r.wait();
+      for (int i = 0; i < 12; ++i)
+        expect(data[static_cast<std::size_t>(i)] == epoch * 100 + i, "C++ epoch data");
+    }
+  }
+}
+
 void expect_refused(const char* what, int rc, const std::string& needle) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
@@ -424,10 +465,13 @@ int main(int argc, char** argv) {
       cases(std::stoull(argv[2]), std::stoi(argv[3]), rank);
     } else if (mode == "early" && argc > 2) {
       early(argv[2], rank);
+    } else if (mode == "cxx") {
+      cxx(rank);
     } else if (mode == "errors") {
       errors(rank);
     } else {
-      if (rank == 0) std::printf("usage: ovx-partitioned cases SEED N | early FILE | errors\n");
+      if (rank == 0)
+        std::printf("usage: ovx-partitioned cases SEED N | early FILE | cxx | errors\n");
       MPI_Finalize();
       return 2;
     }
