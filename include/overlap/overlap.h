@@ -94,6 +94,40 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request* request);
 
+/* Partitioned point-to-point (MPI-4 sec. 4.2 semantics over ordinary point-to-point, on
+ * any MPI). Arguments mean what they mean for MPI_Psend_init/MPI_Precv_init (count is
+ * per partition; the two sides may use different partition counts over the same total
+ * bytes). Differences from MPI's own:
+ *  - the persistent request is an OVX_Prequest; each epoch starts with OVX_Start/
+ *    OVX_Startall, which hand back the epoch's MPI request, completed with MPI_Wait/
+ *    MPI_Test (MPI_Start cannot start a request a layered library made);
+ *  - contiguous datatypes only; tags 0..(a limit the error message names, 2^20 - 1 with a
+ *    32-bit MPI_TAG_UB); the messages travel on the given communicator in the upper half of
+ *    its tag space, so the application's own point-to-point there must use lower tags and
+ *    no MPI_ANY_TAG receive from that peer while a partitioned transfer is under way;
+ *  - OVX_Pready from several threads at once needs MPI_THREAD_MULTIPLE.
+ * A partition leaves as soon as it (with the partitions aggregated with it) is ready: the
+ * thread that calls OVX_Pready posts it, and the progress engine moves it on. Aggregation
+ * (MPI_Info key "overlap_aggregation", else environment variable OVERLAP_PART_AGGREGATION):
+ * "none" (default), "count:K" or "bytes:N". */
+typedef struct OVX_Prequest_s* OVX_Prequest;
+#define OVX_PREQUEST_NULL ((OVX_Prequest)0)
+
+int OVX_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, OVX_Prequest* request);
+int OVX_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Info info, OVX_Prequest* request);
+/* Starts an epoch; *epoch is the MPI request that completes it. */
+int OVX_Start(OVX_Prequest request, MPI_Request* epoch);
+int OVX_Startall(int count, OVX_Prequest requests[], MPI_Request epochs[]);
+int OVX_Pready(int partition, OVX_Prequest request);
+int OVX_Pready_range(int partition_low, int partition_high, OVX_Prequest request);
+int OVX_Pready_list(int length, const int partitions[], OVX_Prequest request);
+/* *flag = 1 once the receiver's partition holds the data; true after the epoch completed. */
+int OVX_Parrived(OVX_Prequest request, int partition, int* flag);
+/* Frees an inactive request (*request becomes OVX_PREQUEST_NULL). */
+int OVX_Prequest_free(OVX_Prequest* request);
+
 #ifdef __cplusplus
 }
 #endif

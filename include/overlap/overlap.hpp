@@ -315,4 +315,81 @@ Request ialltoall(InPlace, std::span<T> data, MPI_Comm comm) {
   return Request(detail::in_place_blocks("ialltoall", OVX_Ialltoall, data, comm));
 }
 
+// Partitioned point-to-point (OVX_Psend_init/OVX_Precv_init): move-only, frees the
+// request when destroyed (an active epoch must have been completed first: the epoch's
+// Request waits for it when destroyed). `data` is cut into `partitions` equal parts.
+class Partitioned {
+ public:
+  Partitioned(Partitioned&& o) noexcept : req_(std::exchange(o.req_, OVX_PREQUEST_NULL)) {}
+  Partitioned& operator=(Partitioned&& o) noexcept {
+    if (this != &o) {
+      reset();
+      req_ = std::exchange(o.req_, OVX_PREQUEST_NULL);
+    }
+    return *this;
+  }
+  Partitioned(const Partitioned&) = delete;
+  Partitioned& operator=(const Partitioned&) = delete;
+  ~Partitioned() { reset(); }
+
+  // Starts an epoch; the Request completes it.
+  Request start() {
+    MPI_Request r;
+    detail::check(OVX_Start(req_, &r));
+    return Request(r);
+  }
+  OVX_Prequest native_handle() const { return req_; }
+
+ protected:
+  Partitioned() = default;
+  static int partition_count(std::size_t elements, int partitions) {
+    if (partitions < 1 || elements % static_cast<std::size_t>(partitions) != 0)
+      throw std::invalid_argument("overlap::Partitioned: " + std::to_string(elements) +
+                                  " elements cannot be cut into " + std::to_string(partitions) +
+                                  " equal partitions");
+    return detail::count_of(elements / static_cast<std::size_t>(partitions));
+  }
+  OVX_Prequest req_ = OVX_PREQUEST_NULL;
+
+ private:
+  void reset() noexcept {
+    if (req_ == OVX_PREQUEST_NULL) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) OVX_Prequest_free(&req_);
+    req_ = OVX_PREQUEST_NULL;
+  }
+};
+
+template <class T>
+class PartitionedSend : public Partitioned {
+ public:
+  PartitionedSend(std::span<const T> data, int partitions, Rank dest, int tag, MPI_Comm comm,
+                  MPI_Info info = MPI_INFO_NULL) {
+    detail::check(OVX_Psend_init(data.data(), partitions, partition_count(data.size(), partitions),
+                                 detail::datatype<T>(), dest.value, tag, comm, info, &req_));
+  }
+  // Thread-safe: any thread may mark its partition ready.
+  void ready(int partition) { detail::check(OVX_Pready(partition, req_)); }
+  void ready_range(int low, int high) { detail::check(OVX_Pready_range(low, high, req_)); }
+  void ready_list(std::span<const int> partitions) {
+    detail::check(OVX_Pready_list(detail::count_of(partitions.size()), partitions.data(), req_));
+  }
+};
+
+template <class T>
+class PartitionedRecv : public Partitioned {
+ public:
+  PartitionedRecv(std::span<T> data, int partitions, Rank source, int tag, MPI_Comm comm,
+                  MPI_Info info = MPI_INFO_NULL) {
+    detail::check(OVX_Precv_init(data.data(), partitions, partition_count(data.size(), partitions),
+                                 detail::datatype<T>(), source.value, tag, comm, info, &req_));
+  }
+  bool arrived(int partition) {
+    int flag = 0;
+    detail::check(OVX_Parrived(req_, partition, &flag));
+    return flag != 0;
+  }
+};
+
 }  // namespace overlap

@@ -26,18 +26,10 @@ using progress::ErrorKind;
 using progress::TaskGraph;
 
 int fail(const char* fn, MPI_Comm comm, ErrorKind kind, const std::string& why) {
-  return progress::report_error(comm, kind, std::string(fn) + ": " + why);
+  return progress::report_call_error(fn, comm, kind, why);
 }
 
-// In a child created by fork() neither MPI nor our engine can be used: say so, touch
-// nothing.
-int refuse_in_child(const char* fn) {
-  std::fprintf(stderr,
-               "liboverlap: %s: liboverlap cannot be used in a child process created by fork() "
-               "(its progress engine and MPI belong to the parent)\n",
-               fn);
-  return MPI_ERR_OTHER;
-}
+int refuse_in_child(const char* fn) { return progress::refuse_in_forked_child(fn); }
 
 // Why a call is refused; most refusals are about an argument.
 struct Refusal {

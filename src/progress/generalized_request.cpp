@@ -14,7 +14,8 @@ namespace overlap::progress {
 namespace {
 
 struct RequestState {
-  std::shared_ptr<TaskGraph> graph;
+  std::shared_ptr<TaskGraph> graph;              // a collective, or
+  std::shared_ptr<ExternalCompletion> external;  // a request its owner completes
   ProgressEngine* engine;
   RequestSlot handle;
   // The engine's pass count when this request last polled or saw a pass: MPICH polls each
@@ -42,6 +43,15 @@ std::atomic<bool> warned_free{false};
 int query(void* state, MPI_Status* status) {
   auto* s = static_cast<RequestState*>(state);
   s->queried.store(true, std::memory_order_release);
+  if (s->external) {
+    const ExternalCompletion::Status& st = s->external->status();
+    PMPI_Status_set_elements_x(status, MPI_BYTE, st.bytes);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = st.source;
+    status->MPI_TAG = st.tag;
+    status->MPI_ERROR = st.error;
+    return st.error;
+  }
   const bool abandoned = s->graph->abandoned();
   const int failed = s->graph->failure_code();
   const int code = !abandoned ? MPI_SUCCESS : failed != 0 ? failed : abandoned_code();
@@ -55,7 +65,7 @@ int query(void* state, MPI_Status* status) {
 
 int release(void* state) {
   auto* s = static_cast<RequestState*>(state);
-  if (!s->queried.load(std::memory_order_acquire) && !s->abandoning.load() &&
+  if (!s->external && !s->queried.load(std::memory_order_acquire) && !s->abandoning.load() &&
       !warned_free.exchange(true)) {
     std::fprintf(stderr,
                  "liboverlap: MPI_Request_free on a nonblocking collective's request is "
@@ -73,12 +83,14 @@ int release(void* state) {
 int cancel(void*, int) { return cancel_refused_code(); }
 
 #ifdef MPICH
+bool is_done(const RequestState& s) { return s.graph ? s.graph->complete() : s.external->done(); }
+
 // MPICH calls this from MPI_Test and loops on it in MPI_Wait without running its own
 // progress, so it must drive our sub-requests: one collaborative pass does, unless the
 // graph is done or another poll (or thread) made a pass since this request last looked.
 int poll(void* state, MPI_Status*) {
   auto* s = static_cast<RequestState*>(state);
-  if (s->graph->complete()) return MPI_SUCCESS;
+  if (is_done(*s)) return MPI_SUCCESS;
   const std::uint64_t now = s->engine->passes();
   if (now != s->seen_pass.load(std::memory_order_relaxed)) {
     s->seen_pass.store(now, std::memory_order_relaxed);
@@ -93,17 +105,14 @@ int poll(void* state, MPI_Status*) {
 int wait(int count, void** states, double, MPI_Status*) {
   for (int i = 0; i < count; ++i) {
     auto* s = static_cast<RequestState*>(states[i]);
-    s->engine->wait(*s->graph);
+    s->engine->wait_until([s] { return is_done(*s); });
   }
   return MPI_SUCCESS;
 }
 #endif
 
-}  // namespace
-
-int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph> graph,
-                              MPI_Request* request) {
-  auto* state = new RequestState{graph, &engine, 0, {engine.passes()}};
+// The MPI request for `state` (which it then owns), or an MPI error code.
+int create_request(RequestState* state, MPI_Request* out) {
   MPI_Request r = MPI_REQUEST_NULL;
 #ifdef MPICH
   int rc = PMPIX_Grequest_start(query, release, cancel, poll, wait, state, &r);
@@ -115,6 +124,17 @@ int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph>
     return rc;
   }
   state->handle = to_slot(r);
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph> graph,
+                              MPI_Request* request) {
+  auto* state = new RequestState{graph, nullptr, &engine, 0, {engine.passes()}};
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = create_request(state, &r); rc != MPI_SUCCESS) return rc;
   {
     std::lock_guard lock(registry().mu);
     registry().live[state->handle] = state;
@@ -125,6 +145,22 @@ int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph>
   // Nobody else sees the graph yet, so this thread may run it.
   graph->start_ready();
   if (!graph->complete()) engine.submit(std::move(graph));
+  return MPI_SUCCESS;
+}
+
+void ExternalCompletion::complete(const Status& status) {
+  status_ = status;
+  done_.store(true, std::memory_order_release);
+  PMPI_Grequest_complete(request_);
+}
+
+int start_external_request(ProgressEngine& engine, std::shared_ptr<ExternalCompletion> completion,
+                           MPI_Request* request) {
+  auto* state = new RequestState{nullptr, completion, &engine, 0, {engine.passes()}};
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = create_request(state, &r); rc != MPI_SUCCESS) return rc;
+  completion->request_ = r;
+  *request = r;
   return MPI_SUCCESS;
 }
 

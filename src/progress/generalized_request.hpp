@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "progress/progress_engine.hpp"
@@ -30,6 +31,35 @@ namespace overlap::progress {
 // request. Returns an MPI error code.
 int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph> graph,
                               MPI_Request* request);
+
+// A request whose owner, not a task graph, decides when it completes (an epoch of a
+// partitioned request: its operations are posted by MPI_Pready's threads and watched by
+// the scheduler). complete() is called once, by whichever thread finishes the last piece
+// (inside a pass, or in the thread that posted); what MPI_Wait then reports is `status`.
+class ExternalCompletion {
+ public:
+  struct Status {
+    int source = MPI_ANY_SOURCE;
+    int tag = MPI_ANY_TAG;
+    MPI_Count bytes = 0;
+    int error = MPI_SUCCESS;
+  };
+  // Completes the MPI request; `status` is what MPI_Wait reports.
+  void complete(const Status& status);
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  const Status& status() const { return status_; }  // valid once done()
+
+ private:
+  friend int start_external_request(ProgressEngine&, std::shared_ptr<ExternalCompletion>,
+                                    MPI_Request*);
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Status status_;
+  std::atomic<bool> done_{false};
+};
+
+// Creates the MPI request for `completion` (call before anything can complete it).
+int start_external_request(ProgressEngine& engine, std::shared_ptr<ExternalCompletion> completion,
+                           MPI_Request* request);
 
 // Gives up the collective behind `*request` without waiting for it: its receives are
 // cancelled (nothing will write its buffers any more), sends already handed to MPI may

@@ -117,4 +117,16 @@ int error_class(ErrorKind kind) {
 int cancel_refused_code() { return codes().cancel_refused.load(std::memory_order_acquire); }
 int abandoned_code() { return codes().abandoned.load(std::memory_order_acquire); }
 
+int report_call_error(const char* fn, MPI_Comm comm, ErrorKind kind, const std::string& why) {
+  return report_error(comm, kind, std::string(fn) + ": " + why);
+}
+
+int refuse_in_forked_child(const char* fn) {
+  std::fprintf(stderr,
+               "liboverlap: %s: liboverlap cannot be used in a child process created by fork() "
+               "(its progress engine and MPI belong to the parent)\n",
+               fn);
+  return MPI_ERR_OTHER;
+}
+
 }  // namespace overlap::progress

@@ -41,6 +41,12 @@ int make_error_code(ErrorKind kind, const std::string& message);
 // make_error_code, then the error handler of `comm` (MPI_COMM_WORLD for MPI_COMM_NULL and
 // for calls without a communicator, as MPI 3.1 does). Returns the code.
 int report_error(MPI_Comm comm, ErrorKind kind, const std::string& message);
+// report_error with the calling function's name first ("OVX_Pready: ...").
+int report_call_error(const char* fn, MPI_Comm comm, ErrorKind kind, const std::string& why);
+// In a child created by fork() neither MPI nor the engine can be used: one line on stderr
+// naming `fn`, MPI_ERR_OTHER, nothing touched.
+int refuse_in_forked_child(const char* fn);
+
 // The class of `kind`'s codes: the predefined one (Open MPI), else ours, or MPI_ERR_OTHER
 // before prepare_error_codes succeeded.
 int error_class(ErrorKind kind);

@@ -28,9 +28,9 @@ void ProgressEngine::stop() {
   running_ = false;
 }
 
-void ProgressEngine::wait(const TaskGraph& graph) {
+void ProgressEngine::wait_until(const std::function<bool()>& done) {
   int idle = 0;
-  while (!graph.complete()) {
+  while (!done()) {
     if (scheduler_.progress() > 0) {
       idle = 0;
     } else if (++idle > 64) {

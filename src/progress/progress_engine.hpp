@@ -8,6 +8,7 @@
 // to an engine that is gone.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,7 +46,11 @@ class ProgressEngine {
   // One collaborative pass from the calling thread.
   int progress() { return scheduler_.progress(); }
   // Progresses (everything) until `graph` completes.
-  void wait(const TaskGraph& graph);
+  void wait(const TaskGraph& graph) {
+    wait_until([&graph] { return graph.complete(); });
+  }
+  // Progresses (everything) until `done()` is true.
+  void wait_until(const std::function<bool()>& done);
   std::size_t in_flight() const { return scheduler_.in_flight(); }
   std::uint64_t passes() const { return scheduler_.passes(); }
 

@@ -1,0 +1,297 @@
+#include "partitioned/partitioned_request.hpp"
+
+#include <climits>
+#include <cstdio>
+
+#include "progress/mpi_errors.hpp"
+#include "progress/mpi_transport.hpp"
+
+namespace overlap::partitioned {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x4f56585061727431ULL;  // "OVXPart1"
+
+// Below MPI_THREAD_MULTIPLE, posts from several Pready threads take turns.
+std::mutex& post_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+bool thread_multiple() {
+  static const bool multiple = [] {
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    return provided >= MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
+}
+
+// Channels are handed out round-robin: one is reused only after every other one was, so
+// a request freed long ago cannot meet its successor's messages (docs/liboverlap.md).
+std::uint32_t next_channel(std::uint32_t channels) {
+  static std::atomic<std::uint32_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) % channels;
+}
+
+}  // namespace
+
+PartitionedRequest::PartitionedRequest(const RequestArgs& args, progress::ProgressEngine& engine)
+    : args_(args), engine_(engine) {}
+
+PartitionedRequest::~PartitionedRequest() = default;
+
+std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs& args,
+                                                               progress::ProgressEngine& engine,
+                                                               std::string& error) {
+  auto r = std::make_shared<PartitionedRequest>(args, engine);
+  if (args.side == Side::send) {
+    r->layout_ = make_layout(args.partitions, args.partition_bytes, args.aggregation);
+    if (r->layout_.chunks() > args.tags.max_chunks) {
+      error = "partitions=" + std::to_string(args.partitions) + " with aggregation " +
+              aggregation_name(args.aggregation) + " makes " + std::to_string(r->layout_.chunks()) +
+              " messages per epoch, more than the " + std::to_string(args.tags.max_chunks) +
+              " liboverlap's tag space allows; aggregate (MPI_Info key overlap_aggregation, "
+              "e.g. count:K)";
+      return nullptr;
+    }
+    if (r->layout_.bytes(0) > static_cast<std::uint64_t>(INT_MAX)) {
+      error = "a message of " + std::to_string(r->layout_.bytes(0)) +
+              " bytes (partition bytes x partitions per message) exceeds " +
+              std::to_string(INT_MAX) + " bytes";
+      return nullptr;
+    }
+    r->ready_ = std::make_unique<std::atomic<std::uint8_t>[]>(args.partitions);
+    r->pending_ = std::make_unique<std::atomic<std::uint32_t>[]>(r->layout_.chunks());
+    r->channel_ = next_channel(args.tags.channels);
+    r->layout_known_.store(true, std::memory_order_release);
+  }
+  if (args.peer == MPI_PROC_NULL) return r;
+  error = r->post_handshake();
+  return error.empty() ? r : nullptr;
+}
+
+std::string PartitionedRequest::post_handshake() {
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  const int tag = args_.tags.handshake(args_.tag);
+  if (args_.side == Side::send) {
+    handshake_[0] = kMagic;
+    handshake_[1] = layout_.partitions;
+    handshake_[2] = layout_.partition_bytes;
+    handshake_[3] = layout_.group;
+    handshake_[4] = channel_;
+    rc = PMPI_Isend(handshake_, sizeof handshake_, MPI_BYTE, args_.peer, tag, args_.comm, &req);
+  } else {
+    rc = PMPI_Irecv(handshake_, sizeof handshake_, MPI_BYTE, args_.peer, tag, args_.comm, &req);
+  }
+  if (rc != MPI_SUCCESS)
+    return "could not post the handshake with rank " + std::to_string(args_.peer);
+  // The watch keeps this request alive until the handshake finished, even if freed.
+  auto self = shared_from_this();
+  engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
+                            [self](const progress::RequestStatus& st) {
+                              if (self->args_.side == Side::recv)
+                                self->on_handshake(progress::to_status(st).MPI_ERROR);
+                            });
+  return "";
+}
+
+std::string PartitionedRequest::start(MPI_Request* request) {
+  if (active_.load(std::memory_order_acquire))
+    return "the request's previous epoch is still active (complete it with MPI_Wait/MPI_Test "
+           "before the next OVX_Start)";
+  auto epoch = std::make_shared<progress::ExternalCompletion>();
+  if (progress::start_external_request(engine_, epoch, request) != MPI_SUCCESS)
+    return "could not create the epoch's generalized request";
+  epoch_ = epoch;
+  ever_started_.store(true, std::memory_order_release);
+  if (args_.side == Side::send) {
+    for (std::uint32_t p = 0; p < args_.partitions; ++p)
+      ready_[p].store(0, std::memory_order_relaxed);
+    for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
+      pending_[c].store(layout_.partitions_in(c), std::memory_order_relaxed);
+    chunks_left_.store(layout_.chunks(), std::memory_order_relaxed);
+    active_.store(true, std::memory_order_release);  // publishes the resets to Pready threads
+    return "";
+  }
+  // Decide under the lock (the handshake may arrive in a pass right now), call MPI after
+  // it: no MPI call is ever made holding mu_.
+  enum class Next { wait_handshake, post, fail, done } next = Next::wait_handshake;
+  {
+    std::lock_guard lock(mu_);
+    active_.store(true, std::memory_order_release);
+    epoch_posted_ = false;
+    if (args_.peer == MPI_PROC_NULL) {
+      next = Next::done;
+    } else if (!handshake_error_.empty()) {
+      next = Next::fail;
+    } else if (layout_known_.load(std::memory_order_acquire)) {
+      prepare_receives_locked();
+      next = Next::post;
+    }
+  }
+  if (next == Next::done) complete_epoch(MPI_SUCCESS);
+  if (next == Next::fail) complete_epoch(progress::error_class(progress::ErrorKind::argument));
+  if (next == Next::post) post_receives();
+  return "";
+}
+
+std::string PartitionedRequest::pready(int partition) {
+  if (args_.side != Side::send)
+    return "the request is a receive (OVX_Precv_init); Pready is for sends";
+  if (!active_.load(std::memory_order_acquire))
+    return "partition=" + std::to_string(partition) +
+           ": the request has no active epoch (call OVX_Start first)";
+  if (partition < 0 || static_cast<std::uint32_t>(partition) >= args_.partitions)
+    return "partition=" + std::to_string(partition) + " is out of range (allowed: 0.." +
+           std::to_string(args_.partitions - 1) + ")";
+  if (ready_[partition].exchange(1, std::memory_order_acq_rel) != 0)
+    return "partition=" + std::to_string(partition) + " was already marked ready in this epoch";
+  const std::uint32_t c = layout_.chunk_of(static_cast<std::uint32_t>(partition));
+  // The thread that readies a chunk's last partition posts it: no waiting for a progress
+  // pass or for the application's next MPI call.
+  if (pending_[c].fetch_sub(1, std::memory_order_acq_rel) == 1) post_chunk(c);
+  return "";
+}
+
+void PartitionedRequest::post_chunk(std::uint32_t c) {
+  if (args_.peer == MPI_PROC_NULL) {
+    chunk_finished(c);
+    return;
+  }
+  const auto* data = static_cast<const std::byte*>(args_.buf) + layout_.offset(c);
+  MPI_Request req = MPI_REQUEST_NULL;
+  {
+    std::unique_lock lock(post_mutex(), std::defer_lock);
+    if (!thread_multiple()) lock.lock();
+    PMPI_Isend(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
+               args_.tags.data(channel_, c), args_.comm, &req);
+  }
+  auto self = shared_from_this();
+  engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
+                            [self, c](const progress::RequestStatus&) { self->chunk_finished(c); });
+}
+
+void PartitionedRequest::prepare_receives_locked() {
+  epoch_posted_ = true;
+  for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
+    arrived_[c].store(0, std::memory_order_relaxed);
+  chunks_left_.store(layout_.chunks(), std::memory_order_release);
+}
+
+void PartitionedRequest::post_receives() {
+  auto self = shared_from_this();
+  for (std::uint32_t c = 0; c < layout_.chunks(); ++c) {
+    auto* data = static_cast<std::byte*>(args_.buf) + layout_.offset(c);
+    MPI_Request req = MPI_REQUEST_NULL;
+    {
+      std::unique_lock lock(post_mutex(), std::defer_lock);
+      if (!thread_multiple()) lock.lock();
+      PMPI_Irecv(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
+                 args_.tags.data(channel_, c), args_.comm, &req);
+    }
+    engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
+                              [self, c](const progress::RequestStatus&) {
+                                self->arrived_[c].store(1, std::memory_order_release);
+                                self->chunk_finished(c);
+                              });
+  }
+}
+
+void PartitionedRequest::chunk_finished(std::uint32_t) {
+  if (chunks_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) complete_epoch(MPI_SUCCESS);
+}
+
+void PartitionedRequest::complete_epoch(int error) {
+  // Copy first: once complete() returned, the application may start the next epoch.
+  std::shared_ptr<progress::ExternalCompletion> epoch = epoch_;
+  progress::ExternalCompletion::Status st;
+  st.source = args_.side == Side::recv ? args_.peer : MPI_ANY_SOURCE;
+  st.tag = args_.side == Side::recv ? args_.tag : MPI_ANY_TAG;
+  st.bytes = args_.peer == MPI_PROC_NULL || error != MPI_SUCCESS
+                 ? 0
+                 : static_cast<MPI_Count>(args_.partitions * args_.partition_bytes);
+  st.error = error;
+  active_.store(false, std::memory_order_release);
+  epoch->complete(st);
+}
+
+// Runs inside a progress pass: no MPI call but the receives, no error code creation (MPICH
+// may hold its lock here); the text is reported by the next entry point and on stderr.
+void PartitionedRequest::on_handshake(int mpi_error) {
+  bool fail = false;
+  bool post = false;
+  {
+    std::lock_guard lock(mu_);
+    const std::uint64_t mine = std::uint64_t{args_.partitions} * args_.partition_bytes;
+    std::string why;
+    if (mpi_error != MPI_SUCCESS || handshake_[0] != kMagic || handshake_[1] == 0 ||
+        handshake_[3] == 0 || handshake_[3] > handshake_[1] ||
+        handshake_[4] >= args_.tags.channels) {
+      why = "the message from rank " + std::to_string(args_.peer) + " on tag " +
+            std::to_string(args_.tag) + " is not a liboverlap partitioned send (OVX_Psend_init)";
+    } else if (handshake_[1] * handshake_[2] != mine) {
+      why = "the send from rank " + std::to_string(args_.peer) + " (tag " +
+            std::to_string(args_.tag) + ") has " + std::to_string(handshake_[1] * handshake_[2]) +
+            " bytes but this receive has " + std::to_string(mine) +
+            " (partitions x count x datatype size must match)";
+    }
+    if (!why.empty()) {
+      handshake_error_ = why;
+      std::fprintf(stderr, "liboverlap: OVX_Precv_init: %s\n", why.c_str());
+      fail = active_.load(std::memory_order_acquire);
+    } else {
+      layout_ = ChunkLayout{static_cast<std::uint32_t>(handshake_[1]), handshake_[2],
+                            static_cast<std::uint32_t>(handshake_[3])};
+      channel_ = static_cast<std::uint32_t>(handshake_[4]);
+      arrived_ = std::make_unique<std::atomic<std::uint8_t>[]>(layout_.chunks());
+      layout_known_.store(true, std::memory_order_release);
+      post = active_.load(std::memory_order_acquire) && !epoch_posted_;
+      if (post) prepare_receives_locked();
+    }
+  }
+  if (fail) complete_epoch(progress::error_class(progress::ErrorKind::argument));
+  if (post) post_receives();
+}
+
+std::string PartitionedRequest::parrived(int partition, int* flag) {
+  if (args_.side != Side::recv)
+    return "the request is a send (OVX_Psend_init); Parrived is for receives";
+  if (flag == nullptr) return "flag is NULL";
+  if (partition < 0 || static_cast<std::uint32_t>(partition) >= args_.partitions)
+    return "partition=" + std::to_string(partition) + " is out of range (allowed: 0.." +
+           std::to_string(args_.partitions - 1) + ")";
+  if (!ever_started_.load(std::memory_order_acquire))
+    return "partition=" + std::to_string(partition) +
+           ": the request was never started (call OVX_Start first)";
+  auto arrived = [&] {
+    if (!active_.load(std::memory_order_acquire)) return true;  // epoch complete
+    if (args_.peer == MPI_PROC_NULL) return true;
+    std::lock_guard lock(mu_);
+    if (!epoch_posted_) return false;
+    const ChunkRange r = chunks_for_receiver_partition(layout_, args_.partitions,
+                                                       static_cast<std::uint32_t>(partition));
+    for (std::uint32_t c = r.first; c <= r.last; ++c)
+      if (arrived_[c].load(std::memory_order_acquire) == 0) return false;
+    return true;
+  };
+  bool yes = arrived();
+  if (!yes) {
+    engine_.progress();  // polling Parrived must move the transfer on, as MPI's would
+    yes = arrived();
+  }
+  *flag = yes ? 1 : 0;
+  return "";
+}
+
+std::string PartitionedRequest::check_free() const {
+  if (active_.load(std::memory_order_acquire))
+    return "the request has an active epoch (complete it with MPI_Wait/MPI_Test first)";
+  return "";
+}
+
+std::string PartitionedRequest::handshake_error() const {
+  std::lock_guard lock(mu_);
+  return handshake_error_;
+}
+
+}  // namespace overlap::partitioned

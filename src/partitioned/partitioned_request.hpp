@@ -1,0 +1,98 @@
+// One partitioned request (MPI-4 sec. 4.2 semantics) over ordinary MPI point-to-point,
+// driven by the process's progress engine.
+//
+// Sender: at init a handshake (partitions, partition bytes, aggregation, channel) goes to
+// the receiver on the handshake tag, so requests match in posting order. In an epoch each
+// chunk (a group of partitions, partition_layout.hpp) is posted with MPI_Isend by the
+// thread whose Pready made it complete (one atomic decrement per Pready, no lock), and
+// handed to the engine, which tests it with everything else in flight; the epoch's MPI
+// request completes when every chunk's send did.
+// Receiver: the handshake receive is posted at init; once it arrived and an epoch started,
+// one MPI_Irecv per chunk goes straight into the application's buffer. Parrived looks at
+// per-chunk flags the engine sets, and runs one progress pass when the answer is "not yet".
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "partitioned/partition_layout.hpp"
+#include "partitioned/wire_tags.hpp"
+#include "progress/generalized_request.hpp"
+#include "progress/progress_engine.hpp"
+
+namespace overlap::partitioned {
+
+enum class Side : std::uint8_t { send, recv };
+
+struct RequestArgs {
+  Side side = Side::send;
+  void* buf = nullptr;
+  std::uint32_t partitions = 1;
+  std::uint64_t partition_bytes = 0;
+  int peer = MPI_PROC_NULL;
+  int tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  AggregationPolicy aggregation;  // sender only
+  WireTags tags;
+};
+
+class PartitionedRequest : public std::enable_shared_from_this<PartitionedRequest> {
+ public:
+  // Posts the handshake. On failure returns null with `error` set.
+  static std::shared_ptr<PartitionedRequest> create(const RequestArgs& args,
+                                                    progress::ProgressEngine& engine,
+                                                    std::string& error);
+  PartitionedRequest(const RequestArgs& args, progress::ProgressEngine& engine);
+  ~PartitionedRequest();
+  PartitionedRequest(const PartitionedRequest&) = delete;
+  PartitionedRequest& operator=(const PartitionedRequest&) = delete;
+
+  // Each returns "" or why the call is refused (nothing changed then).
+  std::string start(MPI_Request* request);
+  std::string pready(int partition);
+  std::string parrived(int partition, int* flag);
+  std::string check_free() const;
+
+  Side side() const { return args_.side; }
+  MPI_Comm comm() const { return args_.comm; }
+  const RequestArgs& args() const { return args_; }
+  int partitions() const { return static_cast<int>(args_.partitions); }
+  // Error text from the handshake (receiver), for the next entry point to report.
+  std::string handshake_error() const;
+
+ private:
+  std::string post_handshake();
+  void post_chunk(std::uint32_t chunk);
+  void chunk_finished(std::uint32_t chunk);
+  void on_handshake(int mpi_error);
+  void prepare_receives_locked();  // mu_ held, layout known, epoch active
+  void post_receives();
+  void complete_epoch(int error);
+
+  RequestArgs args_;
+  progress::ProgressEngine& engine_;
+  std::uint32_t channel_ = 0;
+
+  // Sender: its own layout, known at init. Receiver: the sender's, from the handshake.
+  ChunkLayout layout_;
+  std::atomic<bool> layout_known_{false};
+  std::unique_ptr<std::atomic<std::uint8_t>[]> ready_;     // sender, per partition
+  std::unique_ptr<std::atomic<std::uint32_t>[]> pending_;  // sender, per chunk
+  std::unique_ptr<std::atomic<std::uint8_t>[]> arrived_;   // receiver, per chunk
+  std::atomic<std::uint32_t> chunks_left_{0};
+  std::atomic<bool> active_{false};
+  std::atomic<bool> ever_started_{false};
+  std::shared_ptr<progress::ExternalCompletion> epoch_;
+
+  std::uint64_t handshake_[5] = {};
+  mutable std::mutex mu_;  // receiver: handshake vs. Start; never on the sender's hot path
+  bool epoch_posted_ = false;
+  std::string handshake_error_;
+};
+
+}  // namespace overlap::partitioned

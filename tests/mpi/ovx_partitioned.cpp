@@ -1,0 +1,482 @@
+// liboverlap's partitioned layer against what MPI-4 partitioned communication promises,
+// on 2 ranks (rank 0 sends, rank 1 receives). Modes:
+//   cases SEED N   randomised cases: 1..64 partitions on each side (different counts),
+//                  0 to several MiB with partitions of any size, aggregation policies,
+//                  Pready/Pready_range/Pready_list from many threads in random order,
+//                  Parrived polling (a partition reported arrived must already hold its
+//                  data), 1..3 epochs on the same requests, 1..3 requests between the pair
+//                  on one tag (matched in posting order), and ordinary point-to-point on
+//                  the same communicator in between. Data compared byte for byte.
+//   early FILE     early transfer is real: partition 0 must arrive (Parrived true on the
+//                  receiver) while the sender's other partitions wait, making no MPI call,
+//                  for FILE, which the receiver creates only after seeing partition 0.
+//   cxx            the C++ layer (overlap::PartitionedSend/PartitionedRecv): two epochs, 3
+//                  partitions against 4, and a size that does not cut evenly refused.
+//   errors         every bad input returns an MPI error whose string names the value.
+// Prints PASS or the failures.
+#include <overlap/overlap.h>
+#include <overlap/overlap.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "verdict.hpp"
+#include "watchdog.hpp"
+
+namespace {
+
+using ovx_test::expect;
+
+std::uint8_t pattern(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + i * 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return static_cast<std::uint8_t>(x * 0x94D049BB133111EBULL >> 56);
+}
+
+struct Case {
+  int send_partitions = 1;
+  int recv_partitions = 1;
+  int elem = 1;  // bytes per element: 1 (MPI_BYTE) or 4 (MPI_INT)
+  long long elements = 0;
+  int requests = 1;
+  int epochs = 1;
+  int aggregation = 0;  // 0 none, 1 count, 2 bytes
+  int aggregation_value = 1;
+  int threads = 1;
+  std::uint64_t seed = 0;
+};
+
+Case draw(std::mt19937_64& rng, int index) {
+  Case c;
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  c.send_partitions = pick(1, 64);
+  c.recv_partitions = pick(0, 3) == 0 ? c.send_partitions : pick(1, 64);
+  c.elem = pick(0, 1) == 0 ? 1 : 4;
+  const long long unit = std::lcm(static_cast<long long>(c.send_partitions), c.recv_partitions);
+  // Bytes: a few zero-size cases, mostly up to 256 KiB, some of several MiB.
+  long long target = 0;
+  const int size_class = pick(0, 9);
+  if (size_class == 0)
+    target = 0;
+  else if (size_class < 8)
+    target = pick(1, 256 * 1024);
+  else
+    target = pick(1, 6 * 1024 * 1024);
+  c.elements = unit * ((target / c.elem + unit - 1) / unit);
+  c.requests = pick(1, 3);
+  c.epochs = pick(1, 3);
+  c.aggregation = pick(0, 2);
+  c.aggregation_value = c.aggregation == 1 ? pick(1, 8) : pick(1, 64 * 1024);
+  c.threads = std::min(c.send_partitions, pick(1, 8));
+  c.seed = static_cast<std::uint64_t>(index) * 7919 + rng();
+  return c;
+}
+
+std::string describe(const Case& c) {
+  return "send_partitions=" + std::to_string(c.send_partitions) +
+         " recv_partitions=" + std::to_string(c.recv_partitions) +
+         " bytes=" + std::to_string(c.elements * c.elem) +
+         " requests=" + std::to_string(c.requests) + " epochs=" + std::to_string(c.epochs) +
+         " aggregation=" + std::to_string(c.aggregation) + ":" +
+         std::to_string(c.aggregation_value) + " threads=" + std::to_string(c.threads);
+}
+
+// Marks every partition ready from `threads` threads, each taking a random share in random
+// order and using Pready, Pready_range or Pready_list for it.
+void ready_all(OVX_Prequest req, int partitions, int threads, std::mt19937_64& rng) {
+  std::vector<int> order(static_cast<std::size_t>(partitions));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::vector<int>> share(static_cast<std::size_t>(threads));
+  for (std::size_t i = 0; i < order.size(); ++i) share[i % share.size()].push_back(order[i]);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    const std::uint64_t thread_seed = rng();
+    pool.emplace_back([&, t, thread_seed] {
+      std::mt19937_64 local(thread_seed);
+      auto& mine = share[static_cast<std::size_t>(t)];
+      std::size_t i = 0;
+      while (i < mine.size()) {
+        const int how = static_cast<int>(local() % 3);
+        int rc = MPI_SUCCESS;
+        if (how == 1 && i + 1 < mine.size() && mine[i + 1] == mine[i] + 1) {
+          rc = OVX_Pready_range(mine[i], mine[i + 1], req);
+          i += 2;
+        } else if (how == 2 && i + 1 < mine.size()) {
+          const int list[2] = {mine[i + 1], mine[i]};
+          rc = OVX_Pready_list(2, list, req);
+          i += 2;
+        } else {
+          rc = OVX_Pready(mine[i], req);
+          i += 1;
+        }
+        expect(rc == MPI_SUCCESS, "Pready returned an error");
+        if (local() % 4 == 0) std::this_thread::yield();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+}
+
+MPI_Info aggregation_info(const Case& c) {
+  if (c.aggregation == 0) return MPI_INFO_NULL;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  const std::string v =
+      (c.aggregation == 1 ? "count:" : "bytes:") + std::to_string(c.aggregation_value);
+  MPI_Info_set(info, "overlap_aggregation", v.c_str());
+  return info;
+}
+
+void run_case(const Case& c, int rank, std::mt19937_64& rng) {
+  const MPI_Datatype type = c.elem == 1 ? MPI_BYTE : MPI_INT;
+  const std::size_t bytes = static_cast<std::size_t>(c.elements) * static_cast<std::size_t>(c.elem);
+  std::vector<std::vector<std::uint8_t>> bufs(static_cast<std::size_t>(c.requests),
+                                              std::vector<std::uint8_t>(bytes + 1));
+  std::vector<OVX_Prequest> reqs(static_cast<std::size_t>(c.requests), OVX_PREQUEST_NULL);
+  const int tag = 7;
+  MPI_Info info = rank == 0 ? aggregation_info(c) : MPI_INFO_NULL;
+  for (int r = 0; r < c.requests; ++r) {
+    int rc = rank == 0
+                 ? OVX_Psend_init(bufs[r].data(), c.send_partitions, c.elements / c.send_partitions,
+                                  type, 1, tag, MPI_COMM_WORLD, info, &reqs[r])
+                 : OVX_Precv_init(bufs[r].data(), c.recv_partitions, c.elements / c.recv_partitions,
+                                  type, 0, tag, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[r]);
+    expect(rc == MPI_SUCCESS, "init failed: " + describe(c));
+  }
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  for (int e = 0; e < c.epochs; ++e) {
+    auto value = [&](int r, std::size_t i) {
+      return pattern(c.seed + static_cast<std::uint64_t>(r * 131 + e), i);
+    };
+    std::vector<MPI_Request> epochs(static_cast<std::size_t>(c.requests), MPI_REQUEST_NULL);
+    // Ordinary point-to-point on the same communicator, posted around the partitioned
+    // epochs; it must neither disturb them nor be disturbed.
+    int plain_out = e * 1000 + 5, plain_in = -1;
+    MPI_Request plain = MPI_REQUEST_NULL;
+    if (rank == 0) {
+      for (int r = 0; r < c.requests; ++r)
+        for (std::size_t i = 0; i < bytes; ++i) bufs[r][i] = value(r, i);
+      expect(OVX_Startall(c.requests, reqs.data(), epochs.data()) == MPI_SUCCESS, "Startall");
+      MPI_Isend(&plain_out, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &plain);
+      // Requests readied in reverse order: matching must still follow posting order.
+      for (int r = c.requests - 1; r >= 0; --r)
+        ready_all(reqs[r], c.send_partitions, c.threads, rng);
+    } else {
+      for (auto& b : bufs) std::fill(b.begin(), b.end(), std::uint8_t{0xEE});
+      MPI_Irecv(&plain_in, 1, MPI_INT, 0, tag, MPI_COMM_WORLD, &plain);
+      expect(OVX_Startall(c.requests, reqs.data(), epochs.data()) == MPI_SUCCESS, "Startall");
+      // Poll Parrived in random order; a partition reported arrived is checked at once.
+      const std::size_t per = bytes / static_cast<std::size_t>(c.recv_partitions);
+      for (int r = 0; r < c.requests; ++r) {
+        std::vector<int> left(static_cast<std::size_t>(c.recv_partitions));
+        std::iota(left.begin(), left.end(), 0);
+        while (!left.empty()) {
+          const std::size_t k = rng() % left.size();
+          int flag = 0;
+          expect(OVX_Parrived(reqs[r], left[k], &flag) == MPI_SUCCESS, "Parrived");
+          if (!flag) continue;
+          const std::size_t from = per * static_cast<std::size_t>(left[k]);
+          for (std::size_t i = from; i < from + per; ++i) {
+            if (bufs[r][i] != value(r, i)) {
+              expect(false, "partition " + std::to_string(left[k]) + " reported arrived but byte " +
+                                std::to_string(i) + " differs: " + describe(c));
+              break;
+            }
+          }
+          left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
+        }
+      }
+    }
+    MPI_Status st[3];
+    expect(MPI_Waitall(c.requests, epochs.data(), st) == MPI_SUCCESS, "Waitall on the epochs");
+    MPI_Wait(&plain, MPI_STATUS_IGNORE);
+    if (rank == 1) {
+      expect(plain_in == plain_out, "ordinary message disturbed: " + describe(c));
+      for (int r = 0; r < c.requests; ++r) {
+        int count = -1;
+        MPI_Get_count(&st[r], MPI_BYTE, &count);
+        expect(st[r].MPI_SOURCE == 0 && st[r].MPI_TAG == tag && count == static_cast<int>(bytes),
+               "epoch status (source, tag, bytes): " + describe(c));
+        for (std::size_t i = 0; i < bytes; ++i) {
+          if (bufs[r][i] != value(r, i)) {
+            expect(false, "request " + std::to_string(r) + " epoch " + std::to_string(e) +
+                              " byte " + std::to_string(i) + " differs: " + describe(c));
+            break;
+          }
+        }
+        expect(bufs[r][bytes] == 0xEE, "wrote past the buffer: " + describe(c));
+      }
+    }
+  }
+  for (auto& r : reqs)
+    expect(OVX_Prequest_free(&r) == MPI_SUCCESS && r == OVX_PREQUEST_NULL, "free");
+}
+
+void cases(std::uint64_t seed, int n, int rank) {
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 shared(seed);
+  std::mt19937_64 local(seed + 1000003ULL * static_cast<std::uint64_t>(rank));
+  for (int i = 0; i < n; ++i) {
+    const Case c = draw(shared, i);
+    if (rank == 0) std::printf("case %d: %s\n", i, describe(c).c_str());
+    std::fflush(stdout);
+    run_case(c, rank, local);
+    if (ovx_test::failures > 0) {
+      std::fprintf(stderr, "rank %d: case %d failed: %s\n", rank, i, describe(c).c_str());
+      break;
+    }
+  }
+}
+
+void early(const std::string& file, int rank) {
+  constexpr int kParts = 4;
+  constexpr int kCount = 1 << 20;  // 1 MiB per partition: beyond eager sizes
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(kParts) * kCount);
+  OVX_Prequest req = OVX_PREQUEST_NULL;
+  MPI_Request epoch = MPI_REQUEST_NULL;
+  if (rank == 0) {
+    std::filesystem::remove(file);
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = pattern(42, i);
+    OVX_Psend_init(buf.data(), kParts, kCount, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Barrier(MPI_COMM_WORLD);
+    OVX_Start(req, &epoch);
+    OVX_Pready(0, req);
+    // The other partitions' threads compute until the receiver saw partition 0: no MPI
+    // call on this process meanwhile, except the progress engine's.
+    bool seen = false;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!(seen = std::filesystem::exists(file)) && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    expect(seen, "partition 0 did not arrive at the receiver within 60 s before the last Pready");
+    std::vector<std::thread> pool;
+    for (int p = 1; p < kParts; ++p) pool.emplace_back([&, p] { OVX_Pready(p, req); });
+    for (auto& t : pool) t.join();
+    MPI_Wait(&epoch, MPI_STATUS_IGNORE);
+  } else {
+    OVX_Precv_init(buf.data(), kParts, kCount, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Barrier(MPI_COMM_WORLD);
+    OVX_Start(req, &epoch);
+    int flag = 0;
+    while (!flag) OVX_Parrived(req, 0, &flag);
+    bool ok = true;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(kCount) && ok; ++i)
+      ok = buf[i] == pattern(42, i);
+    expect(ok, "partition 0 arrived with wrong data");
+    for (int p = 1; p < kParts; ++p) {
+      int other = 0;
+      OVX_Parrived(req, p, &other);
+      expect(!other,
+             "partition " + std::to_string(p) + " reported arrived before the sender readied it");
+    }
+    std::ofstream(file) << "arrived\n";
+    MPI_Wait(&epoch, MPI_STATUS_IGNORE);
+    ok = true;
+    for (std::size_t i = 0; i < buf.size() && ok; ++i) ok = buf[i] == pattern(42, i);
+    expect(ok, "data differ after the epoch");
+    std::filesystem::remove(file);
+  }
+  OVX_Prequest_free(&req);
+}
+
+void cxx(int rank) {
+  std::vector<int> data(12);
+  if (rank == 0) {
+    overlap::PartitionedSend<int> send(std::span<const int>(data), 3, overlap::Rank{1}, 5,
+                                       MPI_COMM_WORLD);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::iota(data.begin(), data.end(), epoch * 100);
+      overlap::Request r = send.start();
+      send.ready(2);
+      send.ready_range(0, 0);
+      const int last[] = {1};
+      send.ready_list(last);
+      r.wait();
+    }
+    bool refused = false;
+    try {
+      std::vector<int> ten(10);
+      overlap::PartitionedSend<int> bad(std::span<const int>(ten), 3, overlap::Rank{1}, 6,
+                                        MPI_COMM_WORLD);
+    } catch (const std::invalid_argument& e) {
+      refused = std::string(e.what()).find("10 elements cannot be cut into 3") != std::string::npos;
+    }
+    expect(refused, "10 elements in 3 partitions must be refused, naming both");
+  } else {
+    overlap::PartitionedRecv<int> recv(std::span<int>(data), 4, overlap::Rank{0}, 5,
+                                       MPI_COMM_WORLD);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      overlap::Request r = recv.start();
+      for (int p = 0; p < 4; ++p)
+        while (!recv.arrived(p)) {
+        }
+      r.wait();
+      for (int i = 0; i < 12; ++i)
+        expect(data[static_cast<std::size_t>(i)] == epoch * 100 + i, "C++ epoch data");
+    }
+  }
+}
+
+void expect_refused(const char* what, int rc, const std::string& needle) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  if (rc != MPI_SUCCESS) MPI_Error_string(rc, text, &len);
+  const std::string message(text, static_cast<std::size_t>(len));
+  expect(rc != MPI_SUCCESS && message.find(needle) != std::string::npos,
+         std::string(what) + ": rc=" + std::to_string(rc) + ", message '" + message +
+             "', expected it to contain '" + needle + "'");
+}
+
+void errors(int rank) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::vector<int> buf(64);
+  OVX_Prequest req = OVX_PREQUEST_NULL;
+  const int peer = 1 - rank;
+  expect_refused(
+      "partitions 0",
+      OVX_Psend_init(buf.data(), 0, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+      "partitions=0 is not allowed");
+  expect(req == OVX_PREQUEST_NULL, "a refused init must leave no request");
+  expect_refused("wildcard source",
+                 OVX_Precv_init(buf.data(), 4, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &req),
+                 "source=MPI_ANY_SOURCE");
+  expect_refused("wildcard tag",
+                 OVX_Precv_init(buf.data(), 4, 4, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &req),
+                 "tag=MPI_ANY_TAG");
+  expect_refused(
+      "dest out of range",
+      OVX_Psend_init(buf.data(), 4, 4, MPI_INT, 5, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+      "dest=5 is not a rank");
+  expect_refused(
+      "tag too large",
+      OVX_Psend_init(buf.data(), 4, 4, MPI_INT, peer, 1 << 30, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+      "tag=" + std::to_string(1 << 30) + " is out of range");
+  expect_refused(
+      "negative count",
+      OVX_Psend_init(buf.data(), 4, -2, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+      "count=-2");
+  MPI_Datatype strided;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  expect_refused(
+      "non-contiguous",
+      OVX_Psend_init(buf.data(), 4, 2, strided, peer, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+      "not contiguous");
+  MPI_Type_free(&strided);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "overlap_aggregation", "sometimes");
+  expect_refused("bad aggregation",
+                 OVX_Psend_init(buf.data(), 4, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, info, &req),
+                 "aggregation 'sometimes' is not allowed");
+  MPI_Info_free(&info);
+  expect_refused("null request", OVX_Pready(0, OVX_PREQUEST_NULL), "request is NULL");
+
+  // A valid pair (rank 0 sends on tag 2) to misuse.
+  std::vector<int> data(64, rank + 1);
+  const int rc =
+      rank == 0
+          ? OVX_Psend_init(data.data(), 4, 16, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &req)
+          : OVX_Precv_init(data.data(), 8, 8, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  expect(rc == MPI_SUCCESS, "valid init");
+  MPI_Request epoch = MPI_REQUEST_NULL;
+  if (rank == 0) {
+    expect_refused("Pready before Start", OVX_Pready(1, req),
+                   "partition=1: the request has no active epoch");
+    expect(OVX_Start(req, &epoch) == MPI_SUCCESS, "Start");
+    expect_refused("Start while active", OVX_Start(req, &epoch), "previous epoch is still active");
+    expect_refused("free while active", OVX_Prequest_free(&req), "active epoch");
+    expect_refused("Pready out of range", OVX_Pready(4, req),
+                   "partition=4 is out of range (allowed: 0..3)");
+    expect_refused("Pready negative", OVX_Pready(-1, req), "partition=-1 is out of range");
+    expect_refused("bad range", OVX_Pready_range(2, 1, req), "partition_low=2, partition_high=1");
+    expect(OVX_Pready(1, req) == MPI_SUCCESS, "Pready 1");
+    expect_refused("Pready twice", OVX_Pready(1, req),
+                   "partition=1 was already marked ready in this epoch");
+    const int list[2] = {0, 1};
+    expect_refused("Pready_list twice", OVX_Pready_list(2, list, req),
+                   "partition=1 was already marked ready");
+    expect_refused("Parrived on a send", OVX_Parrived(req, 0, nullptr), "Parrived is for receives");
+    expect(OVX_Pready_range(2, 3, req) == MPI_SUCCESS, "Pready_range 2..3");
+    expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+    expect_refused("Pready after the epoch", OVX_Pready(0, req), "no active epoch");
+  } else {
+    int flag = 0;
+    expect_refused("Parrived before Start", OVX_Parrived(req, 0, &flag), "never started");
+    expect(OVX_Start(req, &epoch) == MPI_SUCCESS, "Start");
+    expect_refused("Parrived out of range", OVX_Parrived(req, 8, &flag),
+                   "partition=8 is out of range (allowed: 0..7)");
+    expect_refused("Pready on a receive", OVX_Pready(0, req), "Pready is for sends");
+    expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+    bool same = true;
+    for (int v : data) same = same && v == 1;
+    expect(same, "data of the valid pair");
+  }
+  expect(OVX_Prequest_free(&req) == MPI_SUCCESS, "free");
+
+  // Sizes that do not match: the receive's epoch fails with an error, Parrived names it.
+  if (rank == 0) {
+    OVX_Psend_init(data.data(), 2, 8, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    OVX_Start(req, &epoch);
+    OVX_Pready_range(0, 1, req);
+    expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (mismatched send)");
+  } else {
+    OVX_Precv_init(data.data(), 2, 4, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    OVX_Start(req, &epoch);
+    expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) != MPI_SUCCESS, "a mismatched receive must fail");
+    int flag = 0;
+    expect_refused("mismatched sizes", OVX_Parrived(req, 0, &flag),
+                   "has 64 bytes but this receive has 32");
+  }
+  OVX_Prequest_free(&req);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (size != 2 || provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0) std::printf("FAIL: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
+    MPI_Finalize();
+    return 1;
+  }
+  {
+    ovx_test::Watchdog dog(300, [&] { return "ovx-partitioned " + mode; });
+    if (mode == "cases" && argc > 3) {
+      cases(std::stoull(argv[2]), std::stoi(argv[3]), rank);
+    } else if (mode == "early" && argc > 2) {
+      early(argv[2], rank);
+    } else if (mode == "cxx") {
+      cxx(rank);
+    } else if (mode == "errors") {
+      errors(rank);
+    } else {
+      if (rank == 0)
+        std::printf("usage: ovx-partitioned cases SEED N | early FILE | cxx | errors\n");
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  const int rc = ovx_test::verdict(mode.c_str());
+  MPI_Finalize();
+  return rc;
+}
