@@ -1,0 +1,21 @@
+// overlap-run's report, written at MPI_Finalize when --report FILE is set: each rank
+// symbolises its own call sites and touch sites (addresses differ between processes),
+// rank 0 gathers the ranks' records, writes one JSON file (docs/result-format.md,
+// "overlap-run") and prints a one-screen summary on stderr.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace overlap::intercept {
+
+struct Runtime;
+
+// Collective over MPI_COMM_WORLD (every rank calls it in MPI_Finalize).
+void write_run_report(Runtime& rt);
+
+// The summary rank 0 prints, from the whole report document (pure: tested).
+std::string summary_text(const nlohmann::json& report, const std::string& path);
+
+}  // namespace overlap::intercept
