@@ -4,18 +4,11 @@
 // "overlap-run") and prints a one-screen summary on stderr.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
-#include <string>
-
 namespace overlap::intercept {
 
 struct Runtime;
 
 // Collective over MPI_COMM_WORLD (every rank calls it in MPI_Finalize).
 void write_run_report(Runtime& rt);
-
-// The summary rank 0 prints, from the whole report document (pure: tested).
-std::string summary_text(const nlohmann::json& report, const std::string& path);
 
 }  // namespace overlap::intercept

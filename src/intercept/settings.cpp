@@ -30,7 +30,10 @@ std::string_view policy_name(Policy p) {
 }
 
 long parse_min_size(std::string_view text, std::string_view what) {
-  if (text == "0") return 0;
+  if (!text.empty() && text.size() <= 13 &&
+      text.find_first_not_of("0123456789") == std::string_view::npos) {
+    return std::stol(std::string(text));  // plain bytes
+  }
   const double b = parse_bytes(text, what);
   if (b != static_cast<double>(static_cast<long>(b)) || b > 1024.0 * 1024 * 1024 * 1024) {
     throw UsageError(fmt::format("{}: '{}' is not a whole number of bytes up to 1TiB", what, text));

@@ -37,7 +37,7 @@ inline constexpr std::string_view kEnvReport = "OVERLAP_INTERCEPT_REPORT";
 
 Policy parse_policy(std::string_view text, std::string_view what);
 std::string_view policy_name(Policy p);
-// "0" (defer every size), or a size with a unit: 64KiB, 1MiB.
+// Bytes ("65536", "0" defers every size) or a size with a unit: 64KiB, 1MiB.
 long parse_min_size(std::string_view text, std::string_view what);
 // "all", "none", or a comma list of send, rsend, recv, sendrecv.
 Families parse_families(std::string_view text, std::string_view what);
