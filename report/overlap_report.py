@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""overlap-report: figures and a summary from any `overlap-bench` result files.
+"""overlap-report: figures and a summary from any `overlap-bench` result files and
+overlap-run reports.
 
     overlap-report FILE.json [MORE.json ...] [-o DIR]
 
@@ -150,6 +151,14 @@ def render(runs, outdir):
                                                         for p in r.points})
         record(kind, None, files, size, panels * curves.ROWS[kind])
         sections.append((CURVE_TITLES[kind], files))
+    intercept_runs = of_kind(runs, "overlap-run")
+    for i, run in enumerate(intercept_runs):
+        from report_intercept import intercept_figure
+        stem = "overlap_run" if len(intercept_runs) == 1 else f"overlap_run_{i + 1}"
+        files, size = intercept_figure(run, stem, outdir)
+        record("overlap_run", None, files, size, 1)
+        sections.append((f"overlap-run: {run.title}: overlap window and stall per call site",
+                         files))
     return images, sections
 
 
@@ -165,9 +174,12 @@ def of_kind(runs, kind):
 
 def write_summaries(runs, sections, outdir):
     from report_document import to_html, to_markdown
+    from report_intercept import intercept_blocks
     from report_summary import build_summary
 
-    blocks = build_summary(runs, sections)
+    blocks = build_summary([r for r in runs if r.benchmark != "overlap-run"], sections)
+    for run in of_kind(runs, "overlap-run"):
+        blocks += intercept_blocks(run)
     (outdir / "summary.md").write_text(to_markdown(blocks), encoding="utf-8")
     (outdir / "summary.html").write_text(to_html(blocks, "Overlap report"), encoding="utf-8")
     return ["summary.md", "summary.html"]
