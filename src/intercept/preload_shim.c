@@ -317,23 +317,49 @@ OVX_EXPORT size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
 }
 
 /* Memory that goes away or changes under a transfer in flight: after MPI_Send returned,
- * free(buf) is legal, and glibc may unmap or reuse the pages MPI still reads. */
+ * free(buf) is legal, and the allocator may unmap or reuse the pages MPI still reads.
+ * The next free/realloc is whatever allocator the program runs with (glibc, jemalloc,
+ * tcmalloc, a sanitizer's); glibc's is only the stand-in while dlsym() itself runs. */
 extern void __libc_free(void*);
 extern void* __libc_realloc(void*, size_t);
+static void (*_Atomic next_free)(void*);
+static void* (*_Atomic next_realloc)(void*, size_t);
+static _Atomic int resolving_allocator;
+
+static void resolve_allocator(void) {
+  if (atomic_exchange(&resolving_allocator, 1)) return; /* dlsym may free: use glibc's */
+  atomic_store(&next_realloc, (void* (*)(void*, size_t))next_symbol("realloc"));
+  atomic_store(&next_free, (void (*)(void*))next_symbol("free"));
+}
+
+static void settle_block(void* p) {
+  if (p != NULL && should_settle()) {
+    const struct ovx_core* c = loaded_core();
+    if (c != NULL) c->settle_free(p);
+  }
+}
 
 OVX_EXPORT void free(void* p) {
-  if (p != NULL && should_settle()) {
-    const struct ovx_core* c = loaded_core();
-    if (c != NULL) c->settle_free(p);
+  settle_block(p);
+  void (*f)(void*) = atomic_load_explicit(&next_free, memory_order_acquire);
+  if (f == NULL) {
+    resolve_allocator();
+    f = atomic_load_explicit(&next_free, memory_order_acquire);
   }
-  __libc_free(p);
+  if (f != NULL) {
+    f(p);
+  } else {
+    __libc_free(p);
+  }
 }
 OVX_EXPORT void* realloc(void* p, size_t n) {
-  if (p != NULL && should_settle()) {
-    const struct ovx_core* c = loaded_core();
-    if (c != NULL) c->settle_free(p);
+  settle_block(p);
+  void* (*f)(void*, size_t) = atomic_load_explicit(&next_realloc, memory_order_acquire);
+  if (f == NULL) {
+    resolve_allocator();
+    f = atomic_load_explicit(&next_realloc, memory_order_acquire);
   }
-  return __libc_realloc(p, n);
+  return f != NULL ? f(p, n) : __libc_realloc(p, n);
 }
 OVX_EXPORT int munmap(void* addr, size_t len) {
   settle(addr, len, 1);
