@@ -7,13 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,13 +54,12 @@ std::string find_shim() {
     return fs::absolute(explicit_path).string();
   }
   const fs::path self = fs::read_symlink("/proc/self/exe");
-  for (const fs::path& candidate :
-       {self.parent_path() / OVERLAP_BIN_TO_LIB / kShimName,
-        self.parent_path() / ".." / "intercept" / kShimName}) {
+  for (const fs::path& candidate : {self.parent_path() / OVERLAP_BIN_TO_LIB / kShimName,
+                                    self.parent_path() / ".." / "intercept" / kShimName}) {
     if (fs::exists(candidate)) return fs::weakly_canonical(candidate).string();
   }
-  throw overlap::UsageError(std::string("cannot find ") + kShimName + " next to " +
-                            self.string() + " (set OVERLAP_INTERCEPT_LIBRARY)");
+  throw overlap::UsageError(std::string("cannot find ") + kShimName + " next to " + self.string() +
+                            " (set OVERLAP_INTERCEPT_LIBRARY)");
 }
 
 }  // namespace
@@ -88,8 +87,9 @@ int main(int argc, char** argv) {
   app.add_option("--report", report,
                  "write a JSON report per call site at MPI_Finalize (and a summary on stderr) "
                  "[OVERLAP_INTERCEPT_REPORT]");
-  app.add_flag("--off", off, "preload but intercept nothing (the same run without overlap) "
-                             "[OVERLAP_INTERCEPT=off]");
+  app.add_flag("--off", off,
+               "preload but intercept nothing (the same run without overlap) "
+               "[OVERLAP_INTERCEPT=off]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -102,8 +102,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> command = app.remaining();
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) {
-    return usage_error("no program to run; usage: overlap-run [options] -- PROGRAM [ARGS] "
-                       "(see overlap-run --help)");
+    return usage_error(
+        "no program to run; usage: overlap-run [options] -- PROGRAM [ARGS] "
+        "(see overlap-run --help)");
   }
 
   Settings settings;
@@ -126,7 +127,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> env = environment_of(settings);
   const char* existing = std::getenv("LD_PRELOAD");
   env["LD_PRELOAD"] = merged_preload(existing ? existing : "", shim);
-  const LaunchPlan plan = plan_launch(command, launcher_kind(command.front(), OVERLAP_MPI_FLAVOR), env);
+  const LaunchPlan plan =
+      plan_launch(command, launcher_kind(command.front(), OVERLAP_MPI_FLAVOR), env);
   for (const auto& [name, value] : plan.set_env) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> args;
   for (const std::string& a : plan.argv) args.push_back(const_cast<char*>(a.c_str()));

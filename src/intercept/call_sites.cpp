@@ -94,7 +94,8 @@ void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
   if ((s.completed - 1) % stride == 0) {
     if (s.window_samples.size() >= kMaxSamples) {
       std::vector<double> thinned;
-      for (std::size_t i = 0; i < s.window_samples.size(); i += 2) thinned.push_back(s.window_samples[i]);
+      for (std::size_t i = 0; i < s.window_samples.size(); i += 2)
+        thinned.push_back(s.window_samples[i]);
       s.window_samples = std::move(thinned);
     }
     s.window_samples.push_back(c.window_s);

@@ -42,7 +42,7 @@ std::string_view reason_text(Reason r);
 
 struct TouchSite {
   std::uint64_t count = 0;
-  double delay_sum_s = 0;      // from the call's return to the touch
+  double delay_sum_s = 0;  // from the call's return to the touch
   double delay_min_s = 0;
 };
 
@@ -54,12 +54,12 @@ struct SiteStats {
   std::uint64_t deferred = 0;
   std::uint64_t deferred_by_copy = 0;  // sends copied instead of protected
   std::uint64_t not_deferred[kReasonCount] = {};
-  std::uint64_t completed = 0;         // deferred transfers that finished
+  std::uint64_t completed = 0;  // deferred transfers that finished
   std::uint64_t touched_before_completion = 0;
   std::uint64_t faults = 0;
-  double stall_s = 0;                  // waiting in the fault handler
+  double stall_s = 0;  // waiting in the fault handler
   double window_sum_s = 0, window_min_s = 0, window_max_s = 0;
-  std::vector<double> window_samples;  // bounded: every k-th when many
+  std::vector<double> window_samples;           // bounded: every k-th when many
   std::map<std::uintptr_t, TouchSite> touches;  // faulting instruction -> first touches there
 };
 

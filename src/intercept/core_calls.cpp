@@ -19,7 +19,9 @@ namespace overlap::intercept {
 
 namespace {
 
-std::uintptr_t site() { return reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site); }
+std::uintptr_t site() {
+  return reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site);
+}
 
 // Every intercepted call: a pass under policy caller, and finished transfers reaped.
 void begin_call() {
@@ -37,7 +39,8 @@ void settle_buffer(const void* buf, int count, MPI_Datatype type, bool write) {
   const auto base = reinterpret_cast<std::uintptr_t>(buf);
   const MPI_Aint first = true_lb + std::min<MPI_Aint>(0, extent * (count - 1));
   const MPI_Aint last = true_lb + std::max<MPI_Aint>(0, extent * (count - 1)) + true_extent;
-  settle(base + static_cast<std::uintptr_t>(first), base + static_cast<std::uintptr_t>(last), write);
+  settle(base + static_cast<std::uintptr_t>(first), base + static_cast<std::uintptr_t>(last),
+         write);
 }
 
 int plain_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
@@ -69,8 +72,8 @@ bool family_on(Call call) {
 }
 
 // The reason a send may not be deferred, or nothing.
-std::optional<Reason> send_reason(Call call, const void* buf, int count, MPI_Datatype type, int dest,
-                                  MPI_Comm comm, Extent& e) {
+std::optional<Reason> send_reason(Call call, const void* buf, int count, MPI_Datatype type,
+                                  int dest, MPI_Comm comm, Extent& e) {
   if (call == Call::ssend) return Reason::synchronous_mode;
   if (call == Call::bsend) return Reason::buffered_mode;
   if (!family_on(call)) return Reason::family_off;
@@ -139,7 +142,8 @@ int core_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   const std::uintptr_t at = site();
   rt.sites.called(Call::recv, at, message_bytes(count, type));
   Extent e;
-  std::optional<Reason> why = recv_reason(Call::recv, buf, count, type, source, tag, comm, status, e);
+  std::optional<Reason> why =
+      recv_reason(Call::recv, buf, count, type, source, tag, comm, status, e);
   if (!why) {
     const Started st = start_recv(Call::recv, buf, count, type, source, tag, comm, e);
     if (st.slot != nullptr) {
@@ -164,9 +168,9 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
   rt.sites.called(Call::sendrecv_replace, at, message_bytes(count, type));
   Extent e;
   std::optional<Reason> why =
-      dest == MPI_PROC_NULL ? std::optional<Reason>(Reason::proc_null)
-                            : recv_reason(Call::sendrecv_replace, buf, count, type, source, recvtag,
-                                          comm, status, e);
+      dest == MPI_PROC_NULL
+          ? std::optional<Reason>(Reason::proc_null)
+          : recv_reason(Call::sendrecv_replace, buf, count, type, source, recvtag, comm, status, e);
   if (!why) {
     const Started st =
         start_sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, e);
@@ -182,7 +186,8 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
 }
 
 int core_isend_like(int (*f)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*),
-                    const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request* r) {
+                    const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c,
+                    MPI_Request* r) {
   if (runtime().active) {
     begin_call();
     settle_buffer(b, n, t, false);
@@ -299,15 +304,15 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
     // The preload used without overlap-run: checked like overlap-run's options, before MPI.
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
     if (rank == nullptr) rank = std::getenv("PMI_RANK");
-    if (rank == nullptr || std::atoi(rank) == 0) std::fprintf(stderr, "overlap-run: %s\n", e.what());
+    if (rank == nullptr || std::atoi(rank) == 0)
+      std::fprintf(stderr, "overlap-run: %s\n", e.what());
     std::fflush(stderr);
     _exit(2);
   }
   rt.policy = rt.settings.policy.value_or(Policy::shared);
   rt.program_required = thread_form != 0 ? required : MPI_THREAD_SINGLE;
-  const int ask = rt.settings.enabled && rt.policy != Policy::caller
-                      ? MPI_THREAD_MULTIPLE
-                      : rt.program_required;
+  const int ask = rt.settings.enabled && rt.policy != Policy::caller ? MPI_THREAD_MULTIPLE
+                                                                     : rt.program_required;
   int got = MPI_THREAD_SINGLE;
   const int rc = PMPI_Init_thread(argc, argv, std::max(ask, rt.program_required), &got);
   if (rc != MPI_SUCCESS) return rc;
@@ -384,8 +389,8 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   MPI_Comm comm, MPI_Status* status) {
   Runtime& rt = runtime();
   if (!rt.active) {
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                         recvtype, source, recvtag, comm, status);
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                         source, recvtag, comm, status);
   }
   begin_call();
   const std::uintptr_t at = site();
@@ -409,11 +414,11 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     settle_buffer(recvbuf, recvcount, recvtype, true);
     PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
   }
-  std::optional<Reason> swhy = send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest,
-                                           comm, se);
+  std::optional<Reason> swhy =
+      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
   if (!swhy) {
-    const Started st =
-        start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag, comm, se, false);
+    const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
+                                  comm, se, false);
     if (st.slot == nullptr) swhy = st.reason;
   }
   if (swhy) {

@@ -22,7 +22,8 @@ Runtime& runtime() {
 std::uint64_t now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 void fatal(const char* what) {
@@ -53,13 +54,13 @@ namespace {
 
 void futex_wait(std::atomic<int>& word, int expected) {
   const timespec timeout{0, 1'000'000};  // re-check every ms: no wake-up can be lost for long
-  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout,
-          nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout, nullptr,
+          0);
 }
 
 void futex_wake_all(std::atomic<int>& word) {
-  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
-          nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr,
+          0);
 }
 
 void apply_changes(const std::vector<ProtectionChange>& changes, bool& ok) {
@@ -77,8 +78,8 @@ void place(std::uintptr_t to, const void* from, std::size_t n) {
   Runtime& rt = runtime();
   std::size_t done = 0;
   while (done < n) {
-    const long w = syscall(SYS_pwrite64, rt.mem_fd, static_cast<const char*>(from) + done,
-                           n - done, static_cast<off_t>(to + done));
+    const long w = syscall(SYS_pwrite64, rt.mem_fd, static_cast<const char*>(from) + done, n - done,
+                           static_cast<off_t>(to + done));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) fatal("cannot place a received message through /proc/self/mem");
     done += static_cast<std::size_t>(w);
@@ -130,7 +131,8 @@ void wait_slot(Slot& s, std::uint32_t token) {
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {
   Runtime& rt = runtime();
   if (!rt.active || lo >= hi) return;
-  rt.table.for_each_conflict(lo, hi, write, [](Slot& s, std::uint32_t token) { wait_slot(s, token); });
+  rt.table.for_each_conflict(lo, hi, write,
+                             [](Slot& s, std::uint32_t token) { wait_slot(s, token); });
 }
 
 void settle_all() {
@@ -169,7 +171,8 @@ void reap() {
     c.window_s = end > s.return_ns ? static_cast<double>(end - s.return_ns) * 1e-9 : 0.0;
     c.touched = touched;
     c.touch_pc = s.touch_pc.load();
-    c.touch_delay_s = touched && touch > s.return_ns ? static_cast<double>(touch - s.return_ns) * 1e-9 : 0.0;
+    c.touch_delay_s =
+        touched && touch > s.return_ns ? static_cast<double>(touch - s.return_ns) * 1e-9 : 0.0;
     c.faults = s.faults.load();
     c.stall_s = static_cast<double>(s.stall_ns.load()) * 1e-9;
     rt.sites.completed(s.call, s.site, c);

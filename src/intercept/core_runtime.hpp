@@ -42,14 +42,14 @@ struct Runtime {
   const ovx_shim* shim = nullptr;
   Settings settings;
   Policy policy = Policy::shared;
-  std::string policy_note;           // why the policy differs from the one asked for
+  std::string policy_note;  // why the policy differs from the one asked for
   int program_required = MPI_THREAD_SINGLE;
   int program_provided = MPI_THREAD_SINGLE;  // what the program is told
   int mpi_provided = MPI_THREAD_SINGLE;      // what MPI gave us
-  bool active = false;               // initialised, not finalized, not a forked child
+  bool active = false;                       // initialised, not finalized, not a forked child
   int pid = 0;
   std::size_t page = 4096;
-  int mem_fd = -1;                   // /proc/self/mem, to place received data
+  int mem_fd = -1;  // /proc/self/mem, to place received data
   std::unique_ptr<ProgressDriver> progress;
   TransferTable table;
   std::mutex protect_mutex;

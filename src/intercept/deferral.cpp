@@ -183,78 +183,82 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   return {s, Reason::too_many, token};
 }
 
-Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int source, int tag,
-                   MPI_Comm comm, const Extent& e) {
-  (void)buf;
-  Runtime& rt = runtime();
-  if (auto why = receive_pages(e)) return {nullptr, *why};
+namespace {
+
+// A receive's slot: its pages no-access, an internal buffer for the message (and, for
+// Sendrecv_replace, a copy of the outgoing data taken before the pages close). nullptr
+// and `why` when it cannot start.
+Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
+  if (auto pages = receive_pages(e)) {
+    why = *pages;
+    return nullptr;
+  }
   Slot* s = reserve_slot(call);
-  if (s == nullptr) return {nullptr, Reason::too_many};
+  if (s == nullptr) {
+    why = Reason::too_many;
+    return nullptr;
+  }
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
   settle(plo, phi, true);
   s->recv_bounce = map_bounce(e.bytes);
-  if (s->recv_bounce == nullptr) {
-    release(s);
-    return {nullptr, Reason::too_many};
-  }
   s->recv_bounce_len = e.bytes;
-  s->place_addr = e.lo;
-  if (!protect(plo, phi, true)) {
-    release(s);
-    return {nullptr, Reason::protect_failed};
+  if (copy_out) {
+    s->send_bounce = map_bounce(e.bytes);
+    s->send_bounce_len = e.bytes;
+    if (s->send_bounce != nullptr) {
+      std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
+    }
   }
+  why = Reason::protect_failed;
+  if (s->recv_bounce == nullptr || (copy_out && s->send_bounce == nullptr) ||
+      !protect(plo, phi, true)) {
+    release(s);
+    return nullptr;
+  }
+  s->place_addr = e.lo;
   s->page_lo = plo;
   s->page_hi = phi;
   s->data_lo = e.lo;
   s->data_hi = e.hi;
   s->no_access = true;
-  MPI_Request request = MPI_REQUEST_NULL;
-  PMPI_Irecv(static_cast<char*>(s->recv_bounce) - e.true_lb, count, type, source, tag, comm, &request);
   s->parts[0] = {s, true};
+  s->parts[1] = {s, false};
+  return s;
+}
+
+Started started(Slot* s, Call call, MPI_Request* requests, int n) {
   const std::uint32_t token = s->token.load();
-  activate(s, &request, 1);
-  rt.sites.deferred(call, current_site(), false);
+  activate(s, requests, n);
+  runtime().sites.deferred(call, current_site(), false);
   return {s, Reason::too_many, token};
+}
+
+}  // namespace
+
+Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int source, int tag,
+                   MPI_Comm comm, const Extent& e) {
+  (void)buf;
+  Reason why = Reason::too_many;
+  Slot* s = prepare_receive(call, e, false, why);
+  if (s == nullptr) return {nullptr, why};
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Irecv(static_cast<char*>(s->recv_bounce) - e.true_lb, count, type, source, tag, comm,
+             &request);
+  return started(s, call, &request, 1);
 }
 
 Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                                int source, int recvtag, MPI_Comm comm, const Extent& e) {
   (void)buf;
-  Runtime& rt = runtime();
-  if (auto why = receive_pages(e)) return {nullptr, *why};
-  Slot* s = reserve_slot(Call::sendrecv_replace);
-  if (s == nullptr) return {nullptr, Reason::too_many};
-  const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
-  settle(plo, phi, true);
-  s->recv_bounce = map_bounce(e.bytes);
-  s->send_bounce = map_bounce(e.bytes);
-  if (s->recv_bounce == nullptr || s->send_bounce == nullptr) {
-    release(s);
-    return {nullptr, Reason::too_many};
-  }
-  s->recv_bounce_len = s->send_bounce_len = e.bytes;
-  std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
-  s->place_addr = e.lo;
-  if (!protect(plo, phi, true)) {
-    release(s);
-    return {nullptr, Reason::protect_failed};
-  }
-  s->page_lo = plo;
-  s->page_hi = phi;
-  s->data_lo = e.lo;
-  s->data_hi = e.hi;
-  s->no_access = true;
+  Reason why = Reason::too_many;
+  Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
+  if (s == nullptr) return {nullptr, why};
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   PMPI_Irecv(static_cast<char*>(s->recv_bounce) - e.true_lb, count, type, source, recvtag, comm,
              &requests[0]);
   PMPI_Isend(static_cast<char*>(s->send_bounce) - e.true_lb, count, type, dest, sendtag, comm,
              &requests[1]);
-  s->parts[0] = {s, true};
-  s->parts[1] = {s, false};
-  const std::uint32_t token = s->token.load();
-  activate(s, requests, 2);
-  rt.sites.deferred(Call::sendrecv_replace, current_site(), false);
-  return {s, Reason::too_many, token};
+  return started(s, Call::sendrecv_replace, requests, 2);
 }
 
 }  // namespace overlap::intercept

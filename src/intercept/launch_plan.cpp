@@ -1,6 +1,5 @@
 #include "intercept/launch_plan.hpp"
 
-
 namespace overlap::intercept {
 
 namespace {

@@ -23,8 +23,8 @@ enum class LauncherKind { none, open_mpi, hydra, srun };
 LauncherKind launcher_kind(const std::string& command, const std::string& built_for);
 
 struct LaunchPlan {
-  std::vector<std::string> argv;                 // what to exec
-  std::map<std::string, std::string> set_env;    // set in overlap-run's own environment
+  std::vector<std::string> argv;               // what to exec
+  std::map<std::string, std::string> set_env;  // set in overlap-run's own environment
 };
 
 // `env`: the variables the ranks need (LD_PRELOAD included, already merged with any

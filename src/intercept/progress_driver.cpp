@@ -93,8 +93,8 @@ class LocalProgress final : public ProgressDriver {
     indices_.resize(requests_.size());
     statuses_.resize(requests_.size());
     int outcount = 0;
-    PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &outcount,
-                  indices_.data(), statuses_.data());
+    PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &outcount, indices_.data(),
+                  statuses_.data());
     if (outcount <= 0) return 0;  // MPI_UNDEFINED: nothing active
     for (int k = 0; k < outcount; ++k) {
       const Watched& w = watched_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];

@@ -66,7 +66,8 @@ std::vector<ProtectionChange> ProtectionMap::update(std::uintptr_t lo, std::uint
   return changes;
 }
 
-std::vector<ProtectionChange> ProtectionMap::add(std::uintptr_t lo, std::uintptr_t hi, Guard guard) {
+std::vector<ProtectionChange> ProtectionMap::add(std::uintptr_t lo, std::uintptr_t hi,
+                                                 Guard guard) {
   return update(lo, hi, guard, +1);
 }
 

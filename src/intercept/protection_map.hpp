@@ -40,7 +40,8 @@ class ProtectionMap {
     bool operator==(const Counts&) const = default;
   };
   static int protection_of(const Counts& c);
-  std::vector<ProtectionChange> update(std::uintptr_t lo, std::uintptr_t hi, Guard guard, int delta);
+  std::vector<ProtectionChange> update(std::uintptr_t lo, std::uintptr_t hi, Guard guard,
+                                       int delta);
   void split_at(std::uintptr_t at);
   void merge_around(std::uintptr_t lo, std::uintptr_t hi);
 

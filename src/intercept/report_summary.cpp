@@ -19,10 +19,9 @@ std::string micro(double s) {
 
 std::string summary_text(const json& report, const std::string& path) {
   const json& meta = report["metadata"];
-  std::string out = fmt::format(
-      "overlap-run: {} ranks, progress {}, min size {} B; report {}\n",
-      meta["processes"].get<int>(), meta["progress"].get<std::string>(),
-      meta["min_size_bytes"].get<long>(), path);
+  std::string out = fmt::format("overlap-run: {} ranks, progress {}, min size {} B; report {}\n",
+                                meta["processes"].get<int>(), meta["progress"].get<std::string>(),
+                                meta["min_size_bytes"].get<long>(), path);
   // Per call and location over all ranks.
   struct Row {
     std::uint64_t calls = 0, deferred = 0, touched = 0, faults = 0, completed = 0;
@@ -41,7 +40,8 @@ std::string summary_text(const json& report, const std::string& path) {
       const auto completed = s["completed"].get<std::uint64_t>();
       row.completed += completed;
       row.window_sum += s["window_s"]["mean"].get<double>() * static_cast<double>(completed);
-      for (const auto& [name, n] : s["not_deferred"].items()) row.reasons[name] += n.get<std::uint64_t>();
+      for (const auto& [name, n] : s["not_deferred"].items())
+        row.reasons[name] += n.get<std::uint64_t>();
     }
   }
   out += fmt::format("  {:<38} {:>8} {:>9} {:>12} {:>9} {:>10}\n", "call site (all ranks)", "calls",
@@ -53,10 +53,10 @@ std::string summary_text(const json& report, const std::string& path) {
       break;
     }
     const std::string name = key.first + " " + key.second;
-    out += fmt::format("  {:<38} {:>8} {:>9} {:>12} {:>9} {:>10}\n", name.substr(0, 38), row.calls,
-                       row.deferred,
-                       row.completed ? micro(row.window_sum / static_cast<double>(row.completed)) : "-",
-                       row.touched, micro(row.stall));
+    out += fmt::format(
+        "  {:<38} {:>8} {:>9} {:>12} {:>9} {:>10}\n", name.substr(0, 38), row.calls, row.deferred,
+        row.completed ? micro(row.window_sum / static_cast<double>(row.completed)) : "-",
+        row.touched, micro(row.stall));
     for (const auto& [reason, n] : row.reasons) {
       out += fmt::format("      not deferred {}x: {}\n", n, reason);
     }
@@ -69,13 +69,13 @@ std::string summary_text(const json& report, const std::string& path) {
       if (s["first_touches"].empty() || lines >= 6) continue;
       const json& t = s["first_touches"][0];
       const std::string call = s["call"].get<std::string>();
-      const bool recv = call == "MPI_Recv" || call == "MPI_Sendrecv (recv)" ||
-                        call == "MPI_Sendrecv_replace";
-      out += fmt::format("  rank {}: {} buffer of {} touched {} after return at {} ({} of {} times)\n",
-                         r["rank"].get<int>(), recv ? "recv" : "send",
-                         s["site"]["text"].get<std::string>(), micro(t["mean_delay_s"].get<double>()),
-                         t["site"]["text"].get<std::string>(), t["count"].get<std::uint64_t>(),
-                         s["completed"].get<std::uint64_t>());
+      const bool recv =
+          call == "MPI_Recv" || call == "MPI_Sendrecv (recv)" || call == "MPI_Sendrecv_replace";
+      out += fmt::format(
+          "  rank {}: {} buffer of {} touched {} after return at {} ({} of {} times)\n",
+          r["rank"].get<int>(), recv ? "recv" : "send", s["site"]["text"].get<std::string>(),
+          micro(t["mean_delay_s"].get<double>()), t["site"]["text"].get<std::string>(),
+          t["count"].get<std::uint64_t>(), s["completed"].get<std::uint64_t>());
       ++lines;
     }
   }

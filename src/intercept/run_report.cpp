@@ -41,17 +41,19 @@ json site_json(const SiteStats& s, const Symbolizer& symbols) {
   j["deferred_by_copy"] = s.deferred_by_copy;
   json reasons = json::object();
   for (int r = 0; r < kReasonCount; ++r) {
-    if (s.not_deferred[r] > 0) reasons[std::string(reason_name(static_cast<Reason>(r)))] = s.not_deferred[r];
+    if (s.not_deferred[r] > 0)
+      reasons[std::string(reason_name(static_cast<Reason>(r)))] = s.not_deferred[r];
   }
   j["not_deferred"] = reasons;
   j["completed"] = s.completed;
   j["touched_before_completion"] = s.touched_before_completion;
   j["faults"] = s.faults;
   j["stall_s"] = s.stall_s;
-  j["window_s"] = {{"median", median_window(s)},
-                   {"mean", s.completed > 0 ? s.window_sum_s / static_cast<double>(s.completed) : 0.0},
-                   {"min", s.window_min_s},
-                   {"max", s.window_max_s}};
+  j["window_s"] = {
+      {"median", median_window(s)},
+      {"mean", s.completed > 0 ? s.window_sum_s / static_cast<double>(s.completed) : 0.0},
+      {"min", s.window_min_s},
+      {"max", s.window_max_s}};
   std::vector<std::pair<std::uintptr_t, TouchSite>> touches(s.touches.begin(), s.touches.end());
   std::sort(touches.begin(), touches.end(),
             [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
@@ -173,8 +175,9 @@ void write_run_report(Runtime& rt) {
   doc["metadata"] = metadata(rt, size);
   json ranks = json::array();
   for (int i = 0; i < size; ++i) {
-    ranks.push_back(json::parse(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(i)]),
-                                           static_cast<std::size_t>(lens[static_cast<std::size_t>(i)]))));
+    ranks.push_back(
+        json::parse(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(i)]),
+                               static_cast<std::size_t>(lens[static_cast<std::size_t>(i)]))));
   }
   doc["ranks"] = ranks;
   write_atomically(rt.settings.report, doc.dump(2));

@@ -13,8 +13,8 @@ Policy parse_policy(std::string_view text, std::string_view what) {
   if (text == "caller") return Policy::caller;
   if (text == "shared") return Policy::shared;
   if (text == "dedicated") return Policy::dedicated;
-  throw UsageError(fmt::format("{}: '{}' is not a progress policy; allowed: caller, shared, dedicated",
-                               what, text));
+  throw UsageError(fmt::format(
+      "{}: '{}' is not a progress policy; allowed: caller, shared, dedicated", what, text));
 }
 
 std::string_view policy_name(Policy p) {

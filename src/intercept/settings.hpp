@@ -22,11 +22,11 @@ struct Families {
 };
 
 struct Settings {
-  bool enabled = true;                    // OVERLAP_INTERCEPT=on|off
-  std::optional<Policy> policy;           // OVERLAP_PROGRESS; empty: shared
-  long min_bytes = 64 * 1024;             // OVERLAP_INTERCEPT_MIN_SIZE
-  Families families;                      // OVERLAP_INTERCEPT_DEFER
-  std::string report;                     // OVERLAP_INTERCEPT_REPORT (JSON path), "" none
+  bool enabled = true;           // OVERLAP_INTERCEPT=on|off
+  std::optional<Policy> policy;  // OVERLAP_PROGRESS; empty: shared
+  long min_bytes = 64 * 1024;    // OVERLAP_INTERCEPT_MIN_SIZE
+  Families families;             // OVERLAP_INTERCEPT_DEFER
+  std::string report;            // OVERLAP_INTERCEPT_REPORT (JSON path), "" none
 };
 
 inline constexpr std::string_view kEnvEnabled = "OVERLAP_INTERCEPT";

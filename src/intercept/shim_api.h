@@ -24,9 +24,9 @@ extern "C" {
 
 /* Per thread, owned by the shim. */
 struct ovx_thread_state {
-  int in_mpi;             /* depth of interposed MPI calls on this thread */
-  const void* site;       /* return address of the outermost one (the program's call site) */
-  uintptr_t retry_addr;   /* a fault address the handler let retry once (see core) */
+  int in_mpi;           /* depth of interposed MPI calls on this thread */
+  const void* site;     /* return address of the outermost one (the program's call site) */
+  uintptr_t retry_addr; /* a fault address the handler let retry once (see core) */
 };
 
 struct ovx_shim {

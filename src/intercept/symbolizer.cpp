@@ -64,8 +64,8 @@ SourceLocation Symbolizer::locate(std::uintptr_t address, bool is_return_address
   Dwfl_Module* mod = dwfl_addrmodule(state_->dwfl, at);
   if (mod == nullptr) return loc;
   Dwarf_Addr start = 0;
-  const char* name = dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr,
-                                      nullptr, nullptr);
+  const char* name =
+      dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
   if (name != nullptr) loc.object = name;
   loc.offset = static_cast<std::uintptr_t>(at - start);
   loc.function = demangle(dwfl_module_addrname(mod, at));

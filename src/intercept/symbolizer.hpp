@@ -11,10 +11,10 @@
 namespace overlap::intercept {
 
 struct SourceLocation {
-  std::string file;      // as compiled (may be relative); empty without debug info
+  std::string file;  // as compiled (may be relative); empty without debug info
   int line = 0;
-  std::string function;  // demangled where possible; may be empty
-  std::string object;    // the executable or library
+  std::string function;       // demangled where possible; may be empty
+  std::string object;         // the executable or library
   std::uintptr_t offset = 0;  // within the object
   std::string text() const;   // "solver.c:212", or "exchange (app+0x1234)"
 };

@@ -152,7 +152,6 @@ def do_cluster(args, tmp):
     if plain.returncode != 0:
         fail(f"plain run on the cluster: exit {plain.returncode}")
     want = digests(plain.stdout)
-    hosts = set(re.findall(r"^host (\S+)$", plain.stdout, re.M))
     r1 = os.path.join(tmp, "per-rank.json")
     per_rank = run([*base, args.run, "--min-size", "4KiB", "--report", r1, "--", args.program,
                     *case_args], env, timeout=400)
@@ -166,11 +165,14 @@ def do_cluster(args, tmp):
             fail(f"{name} form on the cluster: exit {p.returncode}")
         if digests(p.stdout) != want or len(want) != args.np:
             fail(f"{name} form: digests {digests(p.stdout)}, plain {want}")
-        t = totals(load_report(report, args.np))
-        print(f"{name}: {t}")
+        doc = load_report(report, args.np)
+        t = totals(doc)
+        hosts = {r["host"] for r in doc["ranks"]}
+        print(f"{name}: {t}, hosts {sorted(hosts)}")
         if t["deferred"] == 0:
             fail(f"{name} form deferred nothing")
-    print(f"hosts: {sorted(hosts) or 'not printed'}")
+        if len(hosts) != args.np:
+            fail(f"{name} form: ranks ran on {sorted(hosts)}, expected one node each")
 
 
 def main():

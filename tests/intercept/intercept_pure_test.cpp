@@ -23,20 +23,23 @@ constexpr int RW = PROT_READ | PROT_WRITE;
 
 TEST(ProtectionMap, SendsShareReadOnlyPagesUntilTheLastIsDone) {
   ProtectionMap m;
-  EXPECT_EQ(m.add(0, 4 * P, Guard::read_only), (std::vector<ProtectionChange>{{0, 4 * P, PROT_READ}}));
+  EXPECT_EQ(m.add(0, 4 * P, Guard::read_only),
+            (std::vector<ProtectionChange>{{0, 4 * P, PROT_READ}}));
   // A second send over pages 2..6: only the new pages change.
   EXPECT_EQ(m.add(2 * P, 6 * P, Guard::read_only),
             (std::vector<ProtectionChange>{{4 * P, 6 * P, PROT_READ}}));
   EXPECT_EQ(m.remove(0, 4 * P, Guard::read_only), (std::vector<ProtectionChange>{{0, 2 * P, RW}}));
   EXPECT_EQ(m.protection_at(3 * P), PROT_READ);
-  EXPECT_EQ(m.remove(2 * P, 6 * P, Guard::read_only), (std::vector<ProtectionChange>{{2 * P, 6 * P, RW}}));
+  EXPECT_EQ(m.remove(2 * P, 6 * P, Guard::read_only),
+            (std::vector<ProtectionChange>{{2 * P, 6 * P, RW}}));
   EXPECT_TRUE(m.empty());
 }
 
 TEST(ProtectionMap, ReceiveWinsOverSendAndGivesBackReadOnly) {
   ProtectionMap m;
   m.add(0, 2 * P, Guard::read_only);
-  EXPECT_EQ(m.add(P, 3 * P, Guard::no_access), (std::vector<ProtectionChange>{{P, 3 * P, PROT_NONE}}));
+  EXPECT_EQ(m.add(P, 3 * P, Guard::no_access),
+            (std::vector<ProtectionChange>{{P, 3 * P, PROT_NONE}}));
   EXPECT_EQ(m.remove(P, 3 * P, Guard::no_access),
             (std::vector<ProtectionChange>{{P, 2 * P, PROT_READ}, {2 * P, 3 * P, RW}}));
   EXPECT_THROW(m.remove(5 * P, 6 * P, Guard::no_access), std::logic_error);
@@ -66,13 +69,15 @@ TEST(ProtectionMap, RandomisedAgainstPerPageCounts) {
       const std::size_t i = rng() % live.size();
       auto [lo, hi, g] = live[i];
       live.erase(live.begin() + static_cast<long>(i));
-      for (auto p = lo / P; p < hi / P; ++p) (g == Guard::read_only ? pages[p].first : pages[p].second)--;
+      for (auto p = lo / P; p < hi / P; ++p)
+        (g == Guard::read_only ? pages[p].first : pages[p].second)--;
       changes = m.remove(lo, hi, g);
     }
     for (std::size_t i = 0; i < changes.size(); ++i) {
       if (i > 0) ASSERT_LT(changes[i - 1].hi, changes[i].lo + 1);
       for (auto a = changes[i].lo; a < changes[i].hi; a += P) {
-        ASSERT_NE(actual.count(a / P) ? actual[a / P] : RW, changes[i].prot) << "a change that changes nothing";
+        ASSERT_NE(actual.count(a / P) ? actual[a / P] : RW, changes[i].prot)
+            << "a change that changes nothing";
         actual[a / P] = changes[i].prot;
       }
     }
@@ -169,8 +174,8 @@ TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
   EXPECT_FALSE(e.tail_owned);
   // posix_memalign: lead bytes before the header, the mapping still page aligned.
   FakeHeap aligned;
-  aligned.words[base + 48] = 48;                     // lead
-  aligned.words[base + 56] = (16 * P - 48) | 0x2;    // size
+  aligned.words[base + 48] = 48;                   // lead
+  aligned.words[base + 56] = (16 * P - 48) | 0x2;  // size
   e = classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader());
   EXPECT_TRUE(e.head_owned && e.tail_owned);
   // Unreadable header.
@@ -190,13 +195,13 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   EXPECT_EQ(parse_min_size("0", "x"), 0);
   EXPECT_EQ(parse_min_size("65536", "x"), 65536);
   EXPECT_EQ(families_text(parse_families("none", "x")), "none");
-  for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"OVERLAP_PROGRESS", "fast"},
-           {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
-           {"OVERLAP_INTERCEPT_MIN_SIZE", "1.5B"},
-           {"OVERLAP_INTERCEPT_DEFER", "send,isend"},
-           {"OVERLAP_INTERCEPT", "yes"},
-           {"OVERLAP_INTERCEPT_REPORT", ""}}) {
+  for (auto [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
+                                                        {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
+                                                        {"OVERLAP_INTERCEPT_MIN_SIZE", "1.5B"},
+                                                        {"OVERLAP_INTERCEPT_DEFER", "send,isend"},
+                                                        {"OVERLAP_INTERCEPT", "yes"},
+                                                        {"OVERLAP_INTERCEPT_REPORT", ""}}) {
     try {
       settings_from({{name, value}});
       ADD_FAILURE() << name << "=" << value << " accepted";
@@ -209,7 +214,8 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
 }
 
 TEST(LaunchPlan, EachLauncherForwardsTheSettings) {
-  const std::map<std::string, std::string> env{{"LD_PRELOAD", "/p/lib/shim.so"}, {"OVERLAP_X", "1"}};
+  const std::map<std::string, std::string> env{{"LD_PRELOAD", "/p/lib/shim.so"},
+                                               {"OVERLAP_X", "1"}};
   EXPECT_EQ(launcher_kind("/usr/bin/mpiexec.openmpi", "mpich"), LauncherKind::open_mpi);
   EXPECT_EQ(launcher_kind("mpiexec.hydra", "openmpi"), LauncherKind::hydra);
   EXPECT_EQ(launcher_kind("mpirun", "mpich"), LauncherKind::hydra);
@@ -218,11 +224,12 @@ TEST(LaunchPlan, EachLauncherForwardsTheSettings) {
   EXPECT_EQ(launcher_kind("./app", "openmpi"), LauncherKind::none);
   LaunchPlan p = plan_launch({"mpiexec", "-n", "4", "./app"}, LauncherKind::open_mpi, env);
   EXPECT_EQ(p.argv, (std::vector<std::string>{"mpiexec", "-x", "LD_PRELOAD=/p/lib/shim.so", "-x",
-                                               "OVERLAP_X=1", "-n", "4", "./app"}));
+                                              "OVERLAP_X=1", "-n", "4", "./app"}));
   EXPECT_TRUE(p.set_env.empty());  // the launcher itself runs without the preload
   p = plan_launch({"mpiexec.mpich", "-n", "2", "./app"}, LauncherKind::hydra, env);
-  EXPECT_EQ(p.argv, (std::vector<std::string>{"mpiexec.mpich", "-genv", "LD_PRELOAD", "/p/lib/shim.so",
-                                               "-genv", "OVERLAP_X", "1", "-n", "2", "./app"}));
+  EXPECT_EQ(p.argv,
+            (std::vector<std::string>{"mpiexec.mpich", "-genv", "LD_PRELOAD", "/p/lib/shim.so",
+                                      "-genv", "OVERLAP_X", "1", "-n", "2", "./app"}));
   p = plan_launch({"./app", "a"}, LauncherKind::none, env);
   EXPECT_EQ(p.argv, (std::vector<std::string>{"./app", "a"}));
   EXPECT_EQ(p.set_env, env);
@@ -270,8 +277,9 @@ TEST(RunReport, SummaryNamesTheTouchLine) {
       "window_s": {"mean": 0.002}, "not_deferred": {"below_threshold": 1},
       "first_touches": [{"site": {"text": "solver.c:215"}, "count": 4, "mean_delay_s": 3e-6}]}]}]})");
   const std::string text = summary_text(doc, "r.json");
-  EXPECT_NE(text.find("rank 0: recv buffer of solver.c:212 touched 3.0 us after return at solver.c:215"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("rank 0: recv buffer of solver.c:212 touched 3.0 us after return at solver.c:215"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("not deferred 1x: below_threshold"), std::string::npos) << text;
 }
