@@ -1,5 +1,6 @@
 // The interposed MPI functions the core implements (mpi_functions.def, kind CORE), the
 // table the shim calls through, and MPI_Init/MPI_Finalize.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -334,6 +335,8 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
     return MPI_SUCCESS;
   }
   rt.pid = static_cast<int>(getpid());
+  rt.glibc_heap = dlsym(RTLD_DEFAULT, "__asan_init") == nullptr &&
+                  dlsym(RTLD_DEFAULT, "__tsan_init") == nullptr;
   rt.progress = make_local_progress(rt.policy, rt.shim);
   install_fault_handler();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);

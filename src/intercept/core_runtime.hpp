@@ -50,6 +50,9 @@ struct Runtime {
   int pid = 0;
   std::size_t page = 4096;
   int mem_fd = -1;  // /proc/self/mem, to place received data
+  // glibc heap block headers can be read (not under a sanitizer's own allocator, whose
+  // blocks look different: there only page-aligned ends count as owned).
+  bool glibc_heap = true;
   std::unique_ptr<ProgressDriver> progress;
   TransferTable table;
   std::mutex protect_mutex;

@@ -88,8 +88,13 @@ std::uintptr_t page_ceil(std::uintptr_t a) { return page_floor(a + runtime().pag
 
 bool slack_ok() { return runtime().program_required < MPI_THREAD_MULTIPLE; }
 
+std::optional<std::uint64_t> heap_word(std::uintptr_t address) {
+  if (!runtime().glibc_heap) return std::nullopt;
+  return read_own_word(address);
+}
+
 std::optional<Reason> receive_pages(const Extent& e) {
-  const Edges edges = classify_edges(e.lo, e.hi, runtime().page, slack_ok(), read_own_word);
+  const Edges edges = classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word);
   if (!edges.head_owned) return Reason::shares_first_page;
   if (!edges.tail_owned) return Reason::shares_last_page;
   return std::nullopt;
@@ -146,7 +151,7 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   Slot* s = reserve_slot(call);
   if (s == nullptr) return {nullptr, Reason::too_many};
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
-  const Edges edges = classify_edges(e.lo, e.hi, rt.page, slack_ok(), read_own_word);
+  const Edges edges = classify_edges(e.lo, e.hi, rt.page, slack_ok(), heap_word);
   const void* from = buf;
   bool in_place = false;
   if (edges.head_owned && edges.tail_owned) {
