@@ -277,6 +277,22 @@ static void mode_mpi_touch(void) {
     /* MPI reads the buffer of a receive that may still be in flight. */
     MPI_Send(a, (int)n, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
   }
+  /* Nonblocking calls on buffers of transfers in flight: Isend from a received buffer,
+   * Irecv into a buffer a deferred send still reads. */
+  if (rank < 2 && size >= 2) {
+    MPI_Request r[2];
+    if (rank == 0) {
+      MPI_Send(a, (int)n, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
+      MPI_Irecv(a, (int)n, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &r[0]);
+      MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+      check(a, n, 1, 1, "Irecv into a deferred send's buffer");
+    } else {
+      MPI_Recv(b, (int)n, MPI_BYTE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Isend(b, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &r[1]);
+      MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+      check(b, n, 1, 1, "Isend from a deferred receive's buffer");
+    }
+  }
   /* A collective on a buffer whose receive may be in flight, and an Isend from it. */
   for (size_t i = 0; i < n / sizeof(double); i++) d[i] = rank + 1;
   if (rank == 0) MPI_Send(d, (int)(n / sizeof(double)), MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
@@ -376,6 +392,15 @@ static void mode_segv(void) {
   if (faults_seen != 11) fail("signal() handler not called", faults_seen, 11);
   if (peer < size) check(b, n, 3, peer, "segv data");
   sigaction(SIGSEGV, &old, NULL);
+  /* With the default action back, a fault of the program's own ends it by SIGSEGV. */
+  const pid_t child = fork();
+  if (child == 0) {
+    guard[2] = 1;
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV) fail("SIG_DFL: no death by SIGSEGV", status, 0);
   munmap(guard, 4096);
   free(a);
   free(b);
