@@ -232,9 +232,57 @@ bool real_status(const MPI_Status* status, MPI_Status& real) {
   return true;
 }
 
+// Sendrecv: each part deferred or not on its own; the parts not deferred complete here.
 int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status* status);
+                  MPI_Comm comm, MPI_Status* status) {
+  Runtime& rt = runtime();
+  if (!rt.active) {
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                         source, recvtag, comm, status);
+  }
+  begin_call();
+  const std::uintptr_t at = site();
+  rt.sites.called(Call::sendrecv_recv, at, message_bytes(recvcount, recvtype));
+  rt.sites.called(Call::sendrecv_send, at, message_bytes(sendcount, sendtype));
+  // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
+  Extent re, se;
+  std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
+                                           source, recvtag, comm, status, re);
+  MPI_Request plain[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Status plain_status[2];
+  std::uint32_t token = 0;
+  if (!rwhy) {
+    const Started st =
+        start_recv(Call::sendrecv_recv, recvbuf, recvcount, recvtype, source, recvtag, comm, re);
+    if (st.slot == nullptr) rwhy = st.reason;
+    token = st.token;
+  }
+  if (rwhy) {
+    rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
+    settle_buffer(recvbuf, recvcount, recvtype, true);
+    PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
+  }
+  std::optional<Reason> swhy =
+      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
+  if (!swhy) {
+    const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
+                                  comm, se, false);
+    if (st.slot == nullptr) swhy = st.reason;
+  }
+  if (swhy) {
+    rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
+    settle_buffer(sendbuf, sendcount, sendtype, false);
+    PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
+  }
+  const int rc = PMPI_Waitall(2, plain, plain_status);
+  if (rwhy) {
+    if (status != MPI_STATUS_IGNORE) *status = plain_status[0];
+  } else {
+    fill_pending_status(status, source, recvtag, token);
+  }
+  return rc;
+}
 
 int core_get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
   MPI_Status real;
@@ -383,60 +431,6 @@ ovx_core make_table() {
   return t;
 }
 
-}  // namespace
-
-// Sendrecv: each part deferred or not on its own; the parts not deferred complete here.
-namespace {
-int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status* status) {
-  Runtime& rt = runtime();
-  if (!rt.active) {
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                         source, recvtag, comm, status);
-  }
-  begin_call();
-  const std::uintptr_t at = site();
-  rt.sites.called(Call::sendrecv_recv, at, message_bytes(recvcount, recvtype));
-  rt.sites.called(Call::sendrecv_send, at, message_bytes(sendcount, sendtype));
-  // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
-  Extent re, se;
-  std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
-                                           source, recvtag, comm, status, re);
-  MPI_Request plain[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  MPI_Status plain_status[2];
-  std::uint32_t token = 0;
-  if (!rwhy) {
-    const Started st =
-        start_recv(Call::sendrecv_recv, recvbuf, recvcount, recvtype, source, recvtag, comm, re);
-    if (st.slot == nullptr) rwhy = st.reason;
-    token = st.token;
-  }
-  if (rwhy) {
-    rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
-    settle_buffer(recvbuf, recvcount, recvtype, true);
-    PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
-  }
-  std::optional<Reason> swhy =
-      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
-  if (!swhy) {
-    const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
-                                  comm, se, false);
-    if (st.slot == nullptr) swhy = st.reason;
-  }
-  if (swhy) {
-    rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
-    settle_buffer(sendbuf, sendcount, sendtype, false);
-    PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
-  }
-  const int rc = PMPI_Waitall(2, plain, plain_status);
-  if (rwhy) {
-    if (status != MPI_STATUS_IGNORE) *status = plain_status[0];
-  } else {
-    fill_pending_status(status, source, recvtag, token);
-  }
-  return rc;
-}
 }  // namespace
 
 }  // namespace overlap::intercept
