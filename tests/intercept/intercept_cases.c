@@ -203,6 +203,20 @@ static void run_case(uint64_t seed, int kase, uint64_t* rnd, MPI_Comm comm, int 
 
 static void mode_random(uint64_t seed, int iterations) {
   uint64_t rnd = seed * 2654435761u + 1;
+  /* Whatever the seed: one receive that is surely deferred (a whole heap block from
+   * mmap) and touched at once. */
+  if ((rank ^ 1) < size) {
+    const size_t n = 1 << 20;
+    unsigned char* a = malloc(n);
+    if (rank % 2 == 0) {
+      fill(a, n, seed, -1);
+      MPI_Send(a, (int)n, MPI_BYTE, rank ^ 1, 77, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(a, (int)n, MPI_BYTE, rank ^ 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(a, n, seed, -1, "anchor");
+    }
+    free(a);
+  }
   for (int k = 0; k < iterations; k++) run_case(seed, k, &rnd, MPI_COMM_WORLD, 0);
 }
 
