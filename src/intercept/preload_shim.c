@@ -319,18 +319,20 @@ OVX_EXPORT size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
 /* Memory that goes away or changes under a transfer in flight: after MPI_Send returned,
  * free(buf) is legal, and the allocator may unmap or reuse the pages MPI still reads.
  * The next free/realloc is whatever allocator the program runs with (glibc, jemalloc,
- * tcmalloc, a sanitizer's); glibc's is only the stand-in while dlsym() itself runs. */
-extern void __libc_free(void*);
+ * tcmalloc, a sanitizer's), found when the shim is loaded. A free() while dlsym() itself
+ * runs (before that) leaks its block: handing it to the wrong allocator would be worse. */
 extern void* __libc_realloc(void*, size_t);
 static void (*_Atomic next_free)(void*);
 static void* (*_Atomic next_realloc)(void*, size_t);
 static _Atomic int resolving_allocator;
 
 static void resolve_allocator(void) {
-  if (atomic_exchange(&resolving_allocator, 1)) return; /* dlsym may free: use glibc's */
+  if (atomic_exchange(&resolving_allocator, 1)) return;
   atomic_store(&next_realloc, (void* (*)(void*, size_t))next_symbol("realloc"));
   atomic_store(&next_free, (void (*)(void*))next_symbol("free"));
 }
+
+__attribute__((constructor)) static void shim_loaded(void) { resolve_allocator(); }
 
 static void settle_block(void* p) {
   if (p != NULL && should_settle()) {
@@ -346,11 +348,7 @@ OVX_EXPORT void free(void* p) {
     resolve_allocator();
     f = atomic_load_explicit(&next_free, memory_order_acquire);
   }
-  if (f != NULL) {
-    f(p);
-  } else {
-    __libc_free(p);
-  }
+  if (f != NULL) f(p);
 }
 OVX_EXPORT void* realloc(void* p, size_t n) {
   settle_block(p);
