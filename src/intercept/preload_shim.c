@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +364,19 @@ OVX_EXPORT int munmap(void* addr, size_t len) {
   settle(addr, len, 1);
   NEXT(int (*)(void*, size_t), munmap);
   return next_munmap(addr, len);
+}
+OVX_EXPORT void* mremap(void* old, size_t old_size, size_t new_size, int flags, ...) {
+  settle(old, old_size, 1);
+  void* new_address = NULL;
+  if (flags & MREMAP_FIXED) {
+    va_list ap;
+    va_start(ap, flags);
+    new_address = va_arg(ap, void*);
+    va_end(ap);
+    settle(new_address, new_size, 1);
+  }
+  NEXT(void* (*)(void*, size_t, size_t, int, ...), mremap);
+  return next_mremap(old, old_size, new_size, flags, new_address);
 }
 OVX_EXPORT int madvise(void* addr, size_t len, int advice) {
   settle(addr, len, 1);
