@@ -142,6 +142,21 @@ def do_usage(args, tmp):
             fail(f"overlap-run {v}: exit {p.returncode}")
 
 
+def cluster_run(cmd, env, np_):
+    """One run on the emulated cluster. MPICH 4.0.2 over UCX/TCP there sometimes hangs in
+    MPI_Finalize after the program's work is done (rank 0 in UCX progress, rank 1 in the
+    PMI barrier, the proxies idle; seen in plain runs without any preload too, from 1 in 8
+    to 1 in 3 runs): such a run, with every rank's digest printed, is retried, visibly,
+    up to twice."""
+    p = run(cmd, env, timeout=400)
+    for _ in range(2):
+        if p.returncode != 124 or len(digests(p.stdout)) != np_:
+            break
+        print("the run finished its work and hung in MPI_Finalize: retrying")
+        p = run(cmd, env, timeout=400)
+    return p
+
+
 def do_cluster(args, tmp):
     if os.geteuid() != 0:
         print("SKIP: the emulated cluster needs root")
@@ -150,19 +165,20 @@ def do_cluster(args, tmp):
     print(f"seed {seed}")
     case_args = ["random", str(seed), "12"]
     env = mpi_env()
-    base = [args.cluster, "run", "--mpi", args.flavor, "-n", str(args.np), "--timeout", "300", "--"]
-    plain = run([*base, args.program, *case_args], env, timeout=400)
+    base = [args.cluster, "run", "--mpi", args.flavor, "-n", str(args.np), "--timeout", "60", "--"]
+    plain = cluster_run([*base, args.program, *case_args], env, args.np)
     if plain.returncode != 0:
         fail(f"plain run on the cluster: exit {plain.returncode}")
     want = digests(plain.stdout)
     r1 = os.path.join(tmp, "per-rank.json")
-    per_rank = run([*base, args.run, "--min-size", "4KiB", "--report", r1, "--", args.program,
-                    *case_args], env, timeout=400)
+    per_rank = cluster_run([*base, args.run, "--min-size", "4KiB", "--report", r1, "--",
+                            args.program, *case_args], env, args.np)
     # Launcher form around the cluster's launcher script: overlap-run sets the environment,
     # the script forwards it to the ranks (OVERLAP_* always, LD_PRELOAD when asked).
     r2 = os.path.join(tmp, "launcher.json")
-    launched = run([args.run, "--min-size", "4KiB", "--report", r2, "--", *base, args.program,
-                    *case_args], dict(env, OVERLAP_CLUSTER_FORWARD="LD_PRELOAD"), timeout=400)
+    launched = cluster_run([args.run, "--min-size", "4KiB", "--report", r2, "--", *base,
+                            args.program, *case_args],
+                           dict(env, OVERLAP_CLUSTER_FORWARD="LD_PRELOAD"), args.np)
     for name, p, report in (("per rank", per_rank, r1), ("launcher", launched, r2)):
         if p.returncode != 0:
             fail(f"{name} form on the cluster: exit {p.returncode}")
