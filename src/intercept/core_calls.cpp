@@ -388,8 +388,9 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   }
   rt.policy = rt.settings.policy.value_or(Policy::shared);
   rt.program_required = thread_form != 0 ? required : MPI_THREAD_SINGLE;
-  const int ask = rt.settings.enabled && rt.policy != Policy::caller ? MPI_THREAD_MULTIPLE
-                                                                     : rt.program_required;
+  // The engine's thread calls MPI beside the program (shared, dedicated), and so may its
+  // rescue thread under caller with MPICH: ask for MPI_THREAD_MULTIPLE whenever enabled.
+  const int ask = rt.settings.enabled ? MPI_THREAD_MULTIPLE : rt.program_required;
   int got = MPI_THREAD_SINGLE;
   const int rc = PMPI_Init_thread(argc, argv, std::max(ask, rt.program_required), &got);
   if (rc != MPI_SUCCESS) return rc;
@@ -413,7 +414,27 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   rt.pid = static_cast<int>(getpid());
   rt.glibc_heap = dlsym(RTLD_DEFAULT, "__asan_init") == nullptr &&
                   dlsym(RTLD_DEFAULT, "__tsan_init") == nullptr;
-  rt.progress = make_local_progress(rt.policy, rt.shim);
+  std::string engine_error;
+  rt.progress = ProgressDriver::acquire(rt.policy, engine_error);
+  if (!rt.progress && rt.policy != Policy::caller) {
+    // e.g. MPI gave less than MPI_THREAD_MULTIPLE only to the thread policies' needs.
+    rt.policy_note =
+        "the '" + std::string(policy_name(rt.policy)) + "' policy could not start: " + engine_error;
+    rt.policy = Policy::caller;
+    rt.progress = ProgressDriver::acquire(rt.policy, engine_error);
+  }
+  if (!rt.progress) {
+    close(rt.mem_fd);
+    rt.mem_fd = -1;
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "overlap-run: liboverlap's progress engine cannot run here (%s); running "
+                   "without interception\n",
+                   engine_error.c_str());
+    return MPI_SUCCESS;
+  }
   install_fault_handler();
   hook_ucx_unmap_events();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
@@ -426,8 +447,8 @@ int core_finalize() {
   if (!rt.active) return PMPI_Finalize();
   settle_all();
   reap();
-  rt.progress->stop();
   write_run_report(rt);
+  rt.progress.reset();  // our use of the engine ends; MPI_Finalize stops it
   rt.active = false;
   return PMPI_Finalize();
 }

@@ -80,7 +80,13 @@ void activate(Slot* s, MPI_Request* requests, int n) {
   s->return_ns.store(now_ns(), std::memory_order_release);
   __atomic_fetch_add(rt.shim->active, 1, __ATOMIC_ACQ_REL);
   rt.table.publish(s);
-  for (int i = 0; i < n; ++i) rt.progress->watch(requests[i], on_request_done, &s->parts[i]);
+  for (int i = 0; i < n; ++i) {
+    if (rt.progress->watch(requests[i], on_request_done, &s->parts[i])) continue;
+    // The engine refused (it cannot while we hold a use): complete it here, correctly.
+    MPI_Status status;
+    PMPI_Wait(&requests[i], &status);
+    on_request_done(&s->parts[i], &status);
+  }
 }
 
 std::uintptr_t page_floor(std::uintptr_t a) { return a & ~(runtime().page - 1); }

@@ -1,10 +1,12 @@
 #include "intercept/fault_handler.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "intercept/core_runtime.hpp"
 
@@ -22,6 +24,14 @@ std::uintptr_t fault_pc(void* context) {
   (void)uc;
   return 0;
 #endif
+}
+
+// The engine's own thread (progress or rescue) makes the passes a wait would depend on: it
+// must never wait. prctl(PR_GET_NAME) is a plain system call, safe in a signal handler.
+bool on_engine_thread() {
+  char name[16] = "";
+  if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0) return false;
+  return std::strncmp(name, kEngineThreadName, sizeof name) == 0;
 }
 
 void on_segv(int sig, siginfo_t* info, void* context) {
@@ -50,8 +60,10 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     return;
   }
   thread->retry_addr = 0;
-  if (thread->in_mpi > 0) {
-    fatal("MPI or the progress thread touched a buffer protected for a deferred transfer");
+  if (thread->in_mpi > 0 || on_engine_thread()) {
+    fatal(
+        "MPI or liboverlap's progress thread touched a buffer protected for a deferred "
+        "transfer");
   }
   const std::uint64_t start = now_ns();
   std::uint64_t no_touch = 0;

@@ -13,6 +13,7 @@
 #include "intercept/core_runtime.hpp"
 #include "intercept/report_summary.hpp"
 #include "intercept/symbolizer.hpp"
+#include "progress/thread_level.hpp"
 
 namespace overlap::intercept {
 
@@ -92,19 +93,6 @@ json rank_json(Runtime& rt, int rank) {
   return r;
 }
 
-const char* level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE:
-      return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    default:
-      return "MPI_THREAD_MULTIPLE";
-  }
-}
-
 json metadata(Runtime& rt, int size) {
   json m;
   m["processes"] = size;
@@ -115,8 +103,8 @@ json metadata(Runtime& rt, int size) {
   std::string first_line(lib, static_cast<std::size_t>(std::max(0, len)));
   first_line = first_line.substr(0, first_line.find('\n'));
   m["mpi_library"] = first_line;
-  m["thread_level"] = level_name(rt.program_provided);
-  m["mpi_thread_level"] = level_name(rt.mpi_provided);
+  m["thread_level"] = progress::thread_level_name(rt.program_provided);
+  m["mpi_thread_level"] = progress::thread_level_name(rt.mpi_provided);
   m["progress"] = std::string(policy_name(rt.policy));
   m["progress_mechanism"] = rt.progress ? rt.progress->mechanism() : "";
   if (!rt.policy_note.empty()) m["progress_note"] = rt.policy_note;
