@@ -147,8 +147,7 @@ def render(runs, outdir):
         if not these:
             continue
         files, size = draw(these, outdir)
-        panels = len(these) if kind == "sync" else len({p["op"] for r in these
-                                                        for p in r.points})
+        panels = curves.panels(kind, these)
         record(kind, None, files, size, panels * curves.ROWS[kind])
         sections.append((CURVE_TITLES[kind], files))
     intercept_runs = of_kind(runs, "overlap-run")
@@ -165,7 +164,8 @@ def render(runs, outdir):
 CURVE_TITLES = {"latency": "latency: a collective waited for at once, per size",
                 "coll": "coll: blocking collectives in windows, and the naive loop",
                 "progress": "progress: overhead work- vs time-based, and test calls",
-                "sync": "sync: clock models' residual error"}
+                "sync": "sync: clock models' residual error",
+                "p2p": "p2p: ping-pong with computation, blocking, nonblocking, overlap-run"}
 
 
 def of_kind(runs, kind):

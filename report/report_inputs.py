@@ -16,7 +16,7 @@ from report_schema import (InputError, check_fields, check_schema_description,
 
 # The kinds this report draws figures for; any other kind that embeds its schema is
 # still read and tabled.
-KNOWN = ("nbc", "impact", "latency", "coll", "progress", "sync")
+KNOWN = ("nbc", "impact", "latency", "coll", "progress", "sync", "p2p")
 
 
 def grid_key(seconds):

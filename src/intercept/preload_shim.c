@@ -190,6 +190,11 @@ static int init_common(int* argc, char*** argv, int required, int* provided, int
   return next_MPI_Init(argc, argv);
 }
 
+/* Lets a program (overlap-bench p2p, tests) see that it runs under overlap-run: 1 once
+ * MPI_Init loaded the core. Looked up with dlsym(RTLD_DEFAULT, ...); the core itself is
+ * loaded locally and not visible that way. */
+OVX_EXPORT int overlap_intercept_loaded(void) { return loaded_core() != NULL; }
+
 OVX_EXPORT int MPI_Init(int* argc, char*** argv) {
   tls.in_mpi++;
   const int rc = init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);

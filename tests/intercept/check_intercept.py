@@ -78,7 +78,9 @@ def do_equality(args, tmp):
     if plain.returncode != 0:
         fail(f"plain run: exit {plain.returncode}")
     report = os.path.join(tmp, "report.json")
-    inter = run(intercepted_cmd(args, case_args, report), env, timeout=600)
+    # (intercept_engine.c checks that it really runs intercepted when told so.)
+    inter = run(intercepted_cmd(args, case_args, report),
+                dict(env, OVERLAP_INTERCEPT_EXPECTED="1"), timeout=600)
     if inter.returncode != 0:
         fail(f"run under overlap-run: exit {inter.returncode}")
     a, b = digests(plain.stdout), digests(inter.stdout)

@@ -85,7 +85,10 @@ int main(int argc, char** argv) {
             OVX_Progress_name(policy));
     die(rank, "not one engine");
   }
-  const int intercepted = dlsym(RTLD_DEFAULT, "ovx_intercept_core_start") != NULL;
+  int (*loaded)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "overlap_intercept_loaded");
+  const int intercepted = loaded != NULL && loaded();
+  if (getenv("OVERLAP_INTERCEPT_EXPECTED") != NULL && !intercepted)
+    die(rank, "overlap-run's interception is not loaded");
 
   int64_t* buf = pages();
   int64_t* sum = pages();
