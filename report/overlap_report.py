@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""overlap-report: figures and a summary from any `overlap-bench` result files.
+"""overlap-report: figures and a summary from any `overlap-bench` result files and
+overlap-run reports.
 
     overlap-report FILE.json [MORE.json ...] [-o DIR]
 
@@ -155,17 +156,25 @@ def render(runs, outdir):
         if not these:
             continue
         files, size = draw(these, outdir)
-        panels = len(these) if kind == "sync" else len({p["op"] for r in these
-                                                        for p in r.points})
+        panels = curves.panels(kind, these)
         record(kind, None, files, size, panels * curves.ROWS[kind])
         sections.append((CURVE_TITLES[kind], files))
+    intercept_runs = of_kind(runs, "overlap-run")
+    for i, run in enumerate(intercept_runs):
+        from report_intercept import intercept_figure
+        stem = "overlap_run" if len(intercept_runs) == 1 else f"overlap_run_{i + 1}"
+        files, size = intercept_figure(run, stem, outdir)
+        record("overlap_run", None, files, size, 1)
+        sections.append((f"overlap-run: {run.title}: overlap window and stall per call site",
+                         files))
     return images, sections
 
 
 CURVE_TITLES = {"latency": "latency: a collective waited for at once, per size",
                 "coll": "coll: blocking collectives in windows, and the naive loop",
                 "progress": "progress: overhead work- vs time-based, and test calls",
-                "sync": "sync: clock models' residual error"}
+                "sync": "sync: clock models' residual error",
+                "p2p": "p2p: ping-pong with computation, blocking, nonblocking, overlap-run"}
 
 
 def of_kind(runs, kind):
@@ -174,9 +183,12 @@ def of_kind(runs, kind):
 
 def write_summaries(runs, sections, outdir):
     from report_document import to_html, to_markdown
+    from report_intercept import intercept_blocks
     from report_summary import build_summary
 
-    blocks = build_summary(runs, sections)
+    blocks = build_summary([r for r in runs if r.benchmark != "overlap-run"], sections)
+    for run in of_kind(runs, "overlap-run"):
+        blocks += intercept_blocks(run)
     (outdir / "summary.md").write_text(to_markdown(blocks), encoding="utf-8")
     (outdir / "summary.html").write_text(to_html(blocks, "Overlap report"), encoding="utf-8")
     return ["summary.md", "summary.html"]

@@ -19,7 +19,8 @@ from report_units import fmt_bytes, fmt_time  # noqa: E402
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
              "#F0E442")
-STYLE = {"mpi": ("-", "o"), "overlap": ("--", "s")}
+STYLE = {"mpi": ("-", "o"), "overlap": ("--", "s"), "blocking": ("-", "o"),
+         "nonblocking": (":", "D"), "overlap-run": ("--", "s")}
 IMPL_NAME = {"mpi": "MPI", "overlap": "liboverlap"}
 CURVE_W, CURVE_H, LEGEND_H, MIN_W = 450, 380, 70, 900
 LEFT, RIGHT, TOP, BOTTOM = 76, 18, 52, 56
@@ -249,6 +250,72 @@ def sync_figure(runs, outdir):
     return _save(fig, outdir, "sync"), (width, height)
 
 
+def _p2p_series(run, comp, impl, key):
+    pts = sorted((p for p in run.points if p["target_comp_s"] == comp and p["impl"] == impl
+                  and p.get("valid") and p.get(key) is not None), key=lambda p: p["msg_bytes"])
+    return [p["msg_bytes"] for p in pts], pts
+
+
+def _blocking_times(runs):
+    """(size, computation) -> t_iter of the plain blocking code, from the first run that
+    measured it (overlap-run's file has none: the figure script runs the bench both ways)."""
+    times = {}
+    for run in runs:
+        for p in run.points:
+            if p["impl"] == "blocking" and p.get("valid") and p.get("t_iter_s"):
+                times.setdefault((p["msg_bytes"], p["target_comp_s"]), p["t_iter_s"])
+    return times
+
+
+def p2p_figure(runs, outdir):
+    """Ping-pong with computation, one panel per computation time: the round trip per size
+    for each implementation (top, the paper's optimum max(t_comp, t_comm) in grey) and the
+    speedup over the plain blocking code (bottom), across the files given together."""
+    comps = sorted({p["target_comp_s"] for r in runs for p in r.points})
+    width, height = curves_size(len(comps), 2)
+    fig = _figure(width, height)
+    _suptitle(fig, "p2p: round trip with computation (median, p25-p75), speedup over blocking",
+              width)
+    blocking = _blocking_times(runs)
+    for col, comp in enumerate(comps):
+        top = _panel(fig, col, 0, f"computation 2 x {fmt_time(comp)}", len(comps))
+        bottom = _panel(fig, col, 1, f"speedup, computation 2 x {fmt_time(comp)}", len(comps))
+        optimum = {}
+        for k, run in enumerate(runs):
+            for impl in _impls(run):
+                xs, pts = _p2p_series(run, comp, impl, "t_iter_s")
+                _plot(top, k, impl, xs, [p["t_iter_s"] for p in pts],
+                      [p["t_iter_p25_s"] for p in pts], [p["t_iter_p75_s"] for p in pts])
+                for p in pts:
+                    if p.get("optimal_s"):
+                        optimum.setdefault(p["msg_bytes"], p["optimal_s"])
+                sx = [x for x, p in zip(xs, pts) if (x, comp) in blocking]
+                sy = [blocking[(x, comp)] / p["t_iter_s"] for x, p in zip(xs, pts)
+                      if (x, comp) in blocking]
+                if sx:
+                    _plot(bottom, k, impl, sx, sy)
+        if optimum:
+            xs = sorted(optimum)
+            top.plot(xs, [optimum[x] for x in xs], "-", color="#999999", lw=3, alpha=0.5,
+                     zorder=0)
+        _size_axis(top, "round trip")
+        _time_formatter(top)
+        _size_axis(bottom, "speedup over blocking", log_y=False)
+        bottom.axhline(1.0, color="#999999", lw=0.8)
+    _legend(fig, runs, [Line2D([], [], ls="-", color="#999999", lw=3, alpha=0.5,
+                               label="optimum max(t_comp, t_comm)")])
+    return _save(fig, outdir, "p2p"), (width, height)
+
+
+def panels(kind, runs):
+    """How many panels a kind's figure has (its size follows from it)."""
+    if kind == "sync":
+        return len(runs)
+    if kind == "p2p":
+        return len({p["target_comp_s"] for r in runs for p in r.points})
+    return len({p["op"] for r in runs for p in r.points})
+
+
 FIGURES = {"latency": latency_figure, "coll": coll_figure, "progress": progress_figure,
-           "sync": sync_figure}
-ROWS = {"latency": 1, "coll": 2, "progress": 2, "sync": 1}
+           "sync": sync_figure, "p2p": p2p_figure}
+ROWS = {"latency": 1, "coll": 2, "progress": 2, "sync": 1, "p2p": 2}

@@ -16,7 +16,7 @@ from report_schema import (InputError, check_fields, check_schema_description,
 
 # The kinds this report draws figures for; any other kind that embeds its schema is
 # still read and tabled.
-KNOWN = ("nbc", "impact", "latency", "coll", "progress", "sync")
+KNOWN = ("nbc", "impact", "latency", "coll", "progress", "sync", "p2p")
 
 
 def grid_key(seconds):
@@ -38,6 +38,7 @@ class Run:
     notes: list = field(default_factory=list)   # what a reader must know about this file
     title: str = ""
     duplicates: int = 0
+    ranks: list = field(default_factory=list)  # overlap-run: per rank, its call sites
     _by_op: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -155,6 +156,15 @@ def _check_top(path, data):
     if not isinstance(bench, str) or not bench:
         raise InputError(f"unknown benchmark {json.dumps(bench)} (not an overlap-bench result)")
     version = data.get("schema_version")
+    if bench == "overlap-run":
+        # overlap-run's report (not a benchmark: call sites, not points) is read by its own
+        # checks; written once, at MPI_Finalize, so a file that exists is complete.
+        from report_intercept import check_ranks
+        if version != 1:
+            raise InputError(f"unsupported schema_version {json.dumps(version)} for "
+                             "overlap-run (overlap-report reads 1)")
+        return Run(path=path, benchmark=bench, metadata=_object(data, "metadata", required=True),
+                   config={}, complete=True, points=[], timing={}, ranks=check_ranks(data))
     legacy = type(version) is int and version in LEGACY.get(bench, set())
     if "schema" not in data and not legacy:
         raise InputError(f"unsupported schema_version {json.dumps(version)} for {bench} "

@@ -6,6 +6,7 @@
 #include "bench/impact_bench.hpp"
 #include "bench/latency_bench.hpp"
 #include "bench/nbc_bench.hpp"
+#include "bench/p2p_bench.hpp"
 #include "bench/part_bench.hpp"
 #include "bench/progress_bench.hpp"
 #include "bench/sync_bench.hpp"
@@ -14,10 +15,15 @@ namespace overlap::apps {
 
 const std::vector<CommandEntry>& command_table() {
   static const std::vector<CommandEntry> table = {
-      benchmark_entry(bench::sync_benchmark()),   benchmark_entry(bench::nbc_benchmark()),
-      benchmark_entry(bench::impact_benchmark()), benchmark_entry(bench::latency_benchmark()),
-      benchmark_entry(bench::coll_benchmark()),   benchmark_entry(bench::progress_benchmark()),
-      benchmark_entry(bench::part_benchmark()),   schema_entry(),
+      benchmark_entry(bench::sync_benchmark()),
+      benchmark_entry(bench::nbc_benchmark()),
+      benchmark_entry(bench::impact_benchmark()),
+      benchmark_entry(bench::latency_benchmark()),
+      benchmark_entry(bench::coll_benchmark()),
+      benchmark_entry(bench::progress_benchmark()),
+      benchmark_entry(bench::part_benchmark()),
+      benchmark_entry(bench::p2p_benchmark()),
+      schema_entry(),
   };
   return table;
 }

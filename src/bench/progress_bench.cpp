@@ -79,22 +79,7 @@ std::vector<ProgressPoint> ProgressRun::keys() const {
 // The work-based computation's units, so that it takes `target` alone (slowest thread,
 // slowest rank, median of runs): the same decision on every rank.
 std::optional<std::string> ProgressRun::calibrate(double target) {
-  const auto cost = [&](long units) {
-    work_.resize(units);
-    std::vector<double> times;
-    for (int i = 0; i < config_.calibration_runs; ++i) {
-      clock_.barrier();
-      double t = work_.run();
-      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock_.comm());
-      times.push_back(t);
-    }
-    return measure::median(times);
-  };
-  const measure::CalibrationResult r = measure::calibrate(
-      target, cost, work_.calibration_config(config_.tolerance, 0, std::max(1L, work_.size())));
-  if (!r.converged) return "work not calibrated to " + format_duration(target) + ": " + r.reason;
-  work_.resize(r.size);
-  return std::nullopt;
+  return calibrate_work(clock_, work_, target, config_.calibration_runs, config_.tolerance);
 }
 
 // Icoll; the computation (time-based for t_b, or the work in pieces with `tests` MPI_Test

@@ -1,8 +1,11 @@
 #include "bench/timed_run.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
+#include "base/duration.hpp"
+#include "measure/calibration.hpp"
 #include "measure/statistics.hpp"
 
 namespace overlap::bench {
@@ -32,6 +35,26 @@ double median_span(GlobalClock& clock, Operation& op, int runs) {
     spans.push_back(r.span_s);
   }
   return measure::median(spans);
+}
+
+std::optional<std::string> calibrate_work(GlobalClock& clock, compute::UnitWork& work,
+                                          double target, int runs, double tolerance) {
+  const auto cost = [&](long units) {
+    work.resize(units);
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+      clock.barrier();
+      double t = work.run();
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock.comm());
+      times.push_back(t);
+    }
+    return measure::median(times);
+  };
+  const measure::CalibrationResult r = measure::calibrate(
+      target, cost, work.calibration_config(tolerance, 0, std::max(1L, work.size())));
+  if (!r.converged) return "work not calibrated to " + format_duration(target) + ": " + r.reason;
+  work.resize(r.size);
+  return std::nullopt;
 }
 
 }  // namespace overlap::bench

@@ -4,8 +4,12 @@
 // `latency`; collective, every rank gets the same numbers.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "bench/global_clock.hpp"
 #include "bench/operation.hpp"
+#include "compute/unit_work.hpp"
 
 namespace overlap::bench {
 
@@ -21,5 +25,11 @@ TimedRun timed_run(GlobalClock& clock, Operation& op);
 // Median span of `runs` runs; runs in which a rank was late are run again, up to `runs`
 // extra times, so a loaded machine does not hand calibration a skewed start.
 double median_span(GlobalClock& clock, Operation& op, int runs);
+
+// Resizes `work` so that it takes `target` alone (slowest thread, slowest rank, median of
+// `runs` runs from the sync barrier): the same decision on every rank. Collective. Returns
+// why it did not converge, or nothing.
+std::optional<std::string> calibrate_work(GlobalClock& clock, compute::UnitWork& work,
+                                          double target, int runs, double tolerance);
 
 }  // namespace overlap::bench

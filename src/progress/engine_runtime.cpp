@@ -13,6 +13,7 @@
 
 #include "progress/mpi_errors.hpp"
 #include "progress/mpi_progress_hook.hpp"
+#include "progress/thread_level.hpp"
 
 namespace overlap::progress {
 namespace {
@@ -102,19 +103,6 @@ int on_mpi_finalize(MPI_Comm, int, void*, void*) {
   stop_locked(r);
   for (auto& h : r.finalize_hooks) h();
   return MPI_SUCCESS;
-}
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE:
-      return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    default:
-      return "MPI_THREAD_MULTIPLE";
-  }
 }
 
 std::string mpi_state_error() {

@@ -17,6 +17,9 @@ inline void cpu_relax() {
 }
 
 void name_this_thread() { pthread_setname_np(pthread_self(), "ovx-progress"); }
+// Also named by its creator, so it carries the name once the engine has started (the
+// interception's fault handler and tests recognise the engine's thread by it).
+void name_thread(std::jthread& t) { pthread_setname_np(t.native_handle(), "ovx-progress"); }
 
 // How much later than asked the kernel may wake this thread (default 50 µs, which turns
 // a 20 µs pause into up to 70 µs). 0 leaves the kernel's default.
@@ -35,6 +38,7 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config,
       set_timer_slack(b.timer_slack);
       run_shared(st, b);
     });
+    name_thread(thread_);
     return;
   }
   if (config.policy == ProgressPolicy::caller) {
@@ -43,6 +47,7 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config,
         name_this_thread();
         run_rescue(st, config);
       });
+      name_thread(thread_);
     }
     return;
   }

@@ -51,6 +51,10 @@ CASES = [
     (["coll", "--sizes", "4B", "--op", "allreduce"], "4 B"),
     (["progress", "--test-intervals", "16KiB,,64KiB"], "'16KiB,,64KiB'"),
     (["progress", "--impl", "mpi,ovx"], "'ovx'"),
+    (["p2p", "--impl", "blocking,isend"], "'isend'"),
+    (["p2p", "--impl", "overlap-run"], "'overlap-run'"),
+    (["p2p", "--comp-times", "1ms,fast"], "'fast'"),
+    (["p2p", "--sizes", "4GiB"], "4294967296"),
     (["progress", "--threads", "0"], "'0'"),
     (["schema", "--format", "yaml"], "'yaml'"),
 ]

@@ -25,7 +25,7 @@ from mpitest import fail, launcher, main_frame, mpi_env, run  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 VERSION = (HERE.parent.parent / "VERSION").read_text().strip()
-PROGRAMS = ("overlap-bench", "overlap-report")
+PROGRAMS = ("overlap-bench", "overlap-report", "overlap-run")
 
 
 def user_env():
@@ -59,7 +59,9 @@ def do_install(args, tmp):
         fail("cmake --install failed")
     for rel in ("bin/overlap-bench", "bin/overlap-report", "include/overlap/overlap.h",
                 "include/overlap/overlap.hpp", "include/overlap/overlap_config.h",
-                "lib/cmake/Overlap/OverlapConfig.cmake", "lib/pkgconfig/overlap.pc"):
+                "lib/cmake/Overlap/OverlapConfig.cmake", "lib/pkgconfig/overlap.pc",
+                "bin/overlap-run", "lib/liboverlap-intercept.so",
+                "lib/liboverlap-intercept-core.so"):
         if not (prefix / rel).exists():
             fail(f"{rel} is not installed")
 
@@ -95,6 +97,29 @@ def do_programs(args, tmp):
     p = run([str(prefix / "bin" / "overlap-report"), out, "-o", report], env, timeout=240)
     if p.returncode != 0 or not os.path.isfile(os.path.join(report, "sync.png")):
         fail(f"installed overlap-report on the installed bench's sync.json: exit {p.returncode}")
+    check_overlap_run(args, prefix, env, tmp)
+
+
+def check_overlap_run(args, prefix, env, tmp):
+    """A small program built with the MPI's own wrapper runs under the installed
+    overlap-run (which finds its preload in lib/, and that its core beside it), and the
+    report shows its large messages deferred."""
+    exe = os.path.join(tmp, "intercept-cases")
+    src = HERE.parent / "intercept" / "intercept_cases.c"
+    p = run([f"mpicc.{args.flavor}", "-g", "-O1", "-o", exe, str(src), "-lpthread"], env,
+            timeout=300)
+    if p.returncode != 0:
+        fail(f"mpicc.{args.flavor} cannot build the test program")
+    report = os.path.join(tmp, "overlap-run.json")
+    p = run(launcher(args, 2) + [str(prefix / "bin" / "overlap-run"), "--min-size", "4KiB",
+                                 "--report", report, "--", exe, "touchline"], env, timeout=120)
+    if p.returncode != 0:
+        fail(f"installed overlap-run on 2 ranks: exit {p.returncode}")
+    with open(report) as f:
+        doc = json.load(f)
+    deferred = sum(s["deferred"] for r in doc["ranks"] for s in r["call_sites"])
+    if doc.get("benchmark") != "overlap-run" or deferred < 2:
+        fail(f"overlap-run.json: benchmark {doc.get('benchmark')!r}, {deferred} deferred")
 
 
 def build_consumer(kind, prefix, tmp, env, cmake):

@@ -24,6 +24,7 @@ import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+OVERLAP_RUN = HERE / "overlap_run_small.json"
 # Schema 1 files (overlap-bench 0.1), read through the legacy checks.
 NBC_A, NBC_B, IMPACT = (HERE / n for n in ("nbc_small_a.json", "nbc_small_b.json",
                                            "impact_small.json"))
@@ -399,6 +400,28 @@ def check_errors(ck, report, env, tmp):
              f"no input: usage error, exit 2 (rc={p.returncode})")
 
 
+def check_overlap_run(ck, report, env, tmp):
+    """An overlap-run report: its figure in the manifest, the call sites and the first
+    touch in the summary; a report without ranks is refused with one line."""
+    out = tmp / "overlap-run"
+    p = run_report(report, [OVERLAP_RUN, "-o", out], env)
+    ck.check(p.returncode == 0 and p.stderr == "", f"overlap-run report: exit 0, quiet ({p.stderr!r})")
+    manifest = json.loads((out / "manifest.json").read_text())
+    kinds = [i["kind"] for i in manifest["images"]]
+    ck.check(kinds == ["overlap_run", "overlap_run"] and (out / "overlap_run.png").is_file(),
+             f"overlap_run.png/.svg in the manifest ({kinds})")
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    for words in ("MPI_Recv", "intercept_cases.c:418", "intercept_cases.c:419", "progress shared"):
+        ck.check(words in summary, f"summary names {words}")
+    broken = json.loads(OVERLAP_RUN.read_text())
+    broken["ranks"] = []
+    (tmp / "noranks.json").write_text(json.dumps(broken))
+    p = run_report(report, [tmp / "noranks.json", "-o", tmp / "err-noranks"], env)
+    lines = p.stderr.strip().splitlines()
+    ck.check(p.returncode == 2 and len(lines) == 1 and "'ranks'" in lines[0],
+             f"overlap-run file without ranks: exit 2, one line ({lines})")
+
+
 def check_installed(ck, build_dir, cmake, env, tmp):
     """`cmake --install` of the report component, then the installed launcher finds its
     modules in ../share/overlap/report."""
@@ -437,6 +460,7 @@ def main():
             check_decomposition(ck, args.report, env, tmp)
             check_single_and_titles(ck, args.report, env, tmp)
             check_errors(ck, args.report, env, tmp)
+            check_overlap_run(ck, args.report, env, tmp)
         if args.install_from:
             check_installed(ck, args.install_from, args.cmake, env, tmp)
     finally:

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The runs behind the figures of issue 11 (overlap-run). Root, from the repository root,
+# with an Open MPI and an MPICH build:
+#   cmake -S . -B build/dev-ompi -G Ninja -DOVERLAP_MPI=openmpi && ninja -C build/dev-ompi
+#   cmake -S . -B build/dev -G Ninja -DOVERLAP_MPI=mpich && ninja -C build/dev
+# Emulated cluster (scripts/cluster), 2 nodes, 1 Gbit/s links, one rank per node. Nothing
+# else may run on the machine meanwhile. About an hour at full scale.
+#
+#   docs/results/overlap-run-2026-11-23/run.sh               # every figure
+#   SCALE=smoke docs/results/overlap-run-2026-11-23/run.sh   # minutes: does it work?
+#
+# Figures (overlap-report draws p2p across the files given together):
+#  1. p2p: the paper's ping-pong with computation, per size, blocking and nonblocking
+#     (plain run) beside the same blocking code under overlap-run (shared and dedicated),
+#     both MPIs; speedup over blocking; t_pingpong of overlap-run over blocking is the
+#     interception's cost with nothing to overlap (the 1.01 / 1.03 goals).
+#  2. examples/jacobi: time per iteration plain and under overlap-run (shared, dedicated),
+#     with overlap-run's report saying what limited it.
+# Variables: SCALE (full|smoke), OMPI_DIR, MPICH_DIR (the two build trees), OUT (default
+# this folder), OVERLAP_CLUSTER_PREFIX (as for scripts/cluster).
+set -eu
+here=docs/results/overlap-run-2026-11-23
+out=${OUT:-$here}
+ompi=${OMPI_DIR:-build/dev-ompi}
+mpich=${MPICH_DIR:-build/dev}
+mkdir -p "$out"
+
+if [ "${SCALE:-full}" = smoke ]; then
+  p2p="--sizes 64KiB,1MiB --comp-times 2ms --iterations 3 --calibration-runs 3 --tolerance 30%"
+  jacobi="2048 64 20 0"
+  t=300
+else
+  # Computation per period around the 1 Gbit/s round trip of the middle sizes (the paper's
+  # t_comp = t_comm regime), and one longer.
+  p2p="--sizes 4KiB:16MiB --comp-times 1ms:16ms --iterations 30"
+  jacobi="8192 512 400 0"
+  t=3000
+fi
+
+# MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results
+# (docs/emulated-cluster.md): --timeout bounds it; the files are complete before that.
+run() { tl=$1; shift; scripts/cluster run --timeout "$tl" "$@" || [ $? -eq 124 ]; }
+
+scripts/cluster up 2 --rate 1gbit
+for mpi in openmpi mpich; do
+  dir=$ompi; [ $mpi = mpich ] && dir=$mpich
+  bench=$dir/src/apps/overlap-bench
+  orun=$dir/src/apps/overlap-run
+  jac=$dir/tests/intercept/jacobi
+  # 1. p2p plain: blocking and nonblocking.
+  run $t --mpi $mpi -- $bench p2p $p2p --impl blocking,nonblocking --label "$mpi" \
+    --output $out/p2p-$mpi.json
+  # ... and the blocking code under overlap-run, per policy (recorded as overlap-run).
+  for policy in shared dedicated; do
+    run $t --mpi $mpi -- $orun --progress $policy --report $out/p2p-$mpi-$policy-run.json -- \
+      $bench p2p $p2p --impl blocking --label "$mpi overlap-run $policy" \
+      --output $out/p2p-$mpi-$policy.json
+  done
+  # 2. Jacobi: plain, then under overlap-run with its report.
+  run $t --mpi $mpi -- $jac $jacobi > $out/jacobi-$mpi-plain.txt
+  for policy in shared dedicated; do
+    run $t --mpi $mpi -- $orun --progress $policy --report $out/jacobi-$mpi-$policy.json -- \
+      $jac $jacobi > $out/jacobi-$mpi-$policy.txt 2>&1
+  done
+done
+scripts/cluster down
+
+for mpi in openmpi mpich; do
+  report/overlap-report $out/p2p-$mpi.json $out/p2p-$mpi-shared.json \
+    $out/p2p-$mpi-dedicated.json -o $out/report-p2p-$mpi
+  report/overlap-report $out/jacobi-$mpi-shared.json -o $out/report-jacobi-$mpi
+done
+grep -H "time per iteration\|iterations\|residual" $out/jacobi-*.txt

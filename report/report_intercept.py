@@ -1,0 +1,100 @@
+"""overlap-run's report files (benchmark "overlap-run", docs/result-format.md): per call
+site over all ranks, how much was deferred, the overlap window gained and the time the
+program stalled on its first touch; a figure and the summary's tables.
+"""
+from collections import defaultdict
+
+from report_inputs import InputError
+from report_units import DASH, fmt_bytes, fmt_int, fmt_share, fmt_time
+
+SITE_NUMBERS = ("calls", "bytes", "deferred", "deferred_by_copy", "completed",
+                "touched_before_completion", "faults", "stall_s")
+
+
+def check_ranks(data):
+    """The 'ranks' list, checked for what the report reads."""
+    ranks = data.get("ranks")
+    if not isinstance(ranks, list) or not ranks:
+        raise InputError("'ranks' is missing or empty")
+    for i, r in enumerate(ranks):
+        if not isinstance(r, dict) or not isinstance(r.get("call_sites"), list):
+            raise InputError(f"rank entry {i}: 'call_sites' is missing or not a list")
+        for j, s in enumerate(r["call_sites"]):
+            where = f"rank entry {i}, call site {j}"
+            if not isinstance(s, dict) or not isinstance(s.get("call"), str):
+                raise InputError(f"{where}: 'call' is missing")
+            if not isinstance(s.get("site"), dict) or not isinstance(s["site"].get("text"), str):
+                raise InputError(f"{where}: 'site.text' is missing")
+            for key in SITE_NUMBERS:
+                v = s.get(key)
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                    raise InputError(f"{where}: '{key}' is {v!r}, expected a number >= 0")
+            if not isinstance(s.get("window_s"), dict) or not isinstance(s.get("not_deferred"), dict):
+                raise InputError(f"{where}: 'window_s' or 'not_deferred' is missing")
+    return ranks
+
+
+def sites_over_ranks(run):
+    """(call, site text) -> totals over ranks, in the order of first appearance."""
+    rows = {}
+    for r in run.ranks:
+        for s in r["call_sites"]:
+            key = (s["call"], s["site"]["text"])
+            row = rows.setdefault(key, defaultdict(float, reasons=defaultdict(int), touches=defaultdict(int)))
+            for k in SITE_NUMBERS:
+                row[k] += s[k]
+            row["window_sum"] += (s["window_s"].get("mean") or 0) * s["completed"]
+            for name, n in s["not_deferred"].items():
+                row["reasons"][name] += n
+            for t in s.get("first_touches") or []:
+                row["touches"][t["site"]["text"]] += t.get("count", 0)
+    return rows
+
+
+def intercept_figure(run, stem, outdir):
+    """Per call site: mean overlap window and mean stall per deferred call (bars), with
+    the share of calls deferred written beside them."""
+    from report_plots import DPI, _figure, _save
+
+    rows = sites_over_ranks(run)
+    labels = [f"{call} {site}" for call, site in rows]
+    window = [r["window_sum"] / r["completed"] * 1e3 if r["completed"] else 0 for r in rows.values()]
+    stall = [r["stall_s"] / r["completed"] * 1e3 if r["completed"] else 0 for r in rows.values()]
+    height = 120 + 36 * max(1, len(rows))
+    fig = _figure(900, height)
+    ax = fig.add_axes([0.36, 60 / height, 0.5, 1 - 100 / height])
+    ys = range(len(rows))
+    ax.barh([y + 0.2 for y in ys], window, height=0.4, color="#3a923a", label="overlap window (mean)")
+    ax.barh([y - 0.2 for y in ys], stall, height=0.4, color="#c0392b", label="stall at first touch (mean)")
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms per deferred call")
+    for y, r in zip(ys, rows.values()):
+        ax.annotate(f"{fmt_share(r['deferred'], r['calls'])} deferred", (1.0, y), xycoords=("axes fraction", "data"),
+                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(f"overlap-run: {run.title}", fontsize=10)
+    del DPI
+    return _save(fig, outdir, stem), (900, height)
+
+
+def intercept_blocks(run):
+    md = run.metadata
+    blocks = [("h", 2, f"overlap-run: {run.title}"),
+              ("p", f"{md.get('processes')} ranks, {md.get('mpi_library', md.get('mpi_flavor'))}; "
+                    f"progress {md.get('progress')} ({md.get('progress_mechanism', '')}); "
+                    f"messages from {fmt_bytes(md.get('min_size_bytes'))} deferred; families "
+                    f"{md.get('defer')}." + (f" {md['progress_note']}." if md.get("progress_note") else ""))]
+    headers = ("call", "site", "calls", "bytes", "deferred", "copied", "mean window",
+               "touched early", "stall", "first touch", "not deferred")
+    rows = []
+    for (call, site), r in sites_over_ranks(run).items():
+        touch = max(r["touches"].items(), key=lambda kv: kv[1])[0] if r["touches"] else DASH
+        reasons = ", ".join(f"{n}× {name}" for name, n in sorted(r["reasons"].items())) or DASH
+        rows.append([call, site, fmt_int(r["calls"]), fmt_bytes(r["bytes"]), fmt_int(r["deferred"]),
+                     fmt_int(r["deferred_by_copy"]),
+                     fmt_time(r["window_sum"] / r["completed"]) if r["completed"] else DASH,
+                     fmt_int(r["touched_before_completion"]), fmt_time(r["stall_s"]), touch, reasons])
+    blocks.append(("table", headers, rows))
+    return blocks

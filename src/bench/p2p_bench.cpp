@@ -1,0 +1,382 @@
+#include "bench/p2p_bench.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "base/duration.hpp"
+#include "base/usage_error.hpp"
+#include "base/value_lists.hpp"
+#include "bench/common_options.hpp"
+#include "bench/global_clock.hpp"
+#include "bench/timed_run.hpp"
+#include "compute/unit_work.hpp"
+#include "measure/calibration.hpp"
+#include "measure/statistics.hpp"
+#include "mpi/agree_on_failure.hpp"
+
+namespace overlap::bench {
+namespace {
+
+constexpr int kTag = 7311;
+
+// True when overlap-run's interception core is loaded in this process.
+// (liboverlap-intercept.so, preloaded, exports overlap_intercept_loaded.)
+bool under_overlap_run() {
+  auto* loaded = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "overlap_intercept_loaded"));
+  return loaded != nullptr && loaded() != 0;
+}
+
+// The message buffer: whole pages of its own, as a large malloc() would give a program.
+class PageBuffer {
+ public:
+  explicit PageBuffer(long bytes) {
+    const long page = sysconf(_SC_PAGESIZE);
+    len_ = static_cast<std::size_t>(std::max(page, (bytes + page - 1) / page * page));
+    void* p = mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<volatile char*>(p);
+  }
+  ~PageBuffer() {
+    if (data_ != nullptr) munmap(const_cast<char*>(data_), len_);
+  }
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  char* data() const { return const_cast<char*>(data_); }
+  volatile char* touch() const { return data_; }
+
+ private:
+  volatile char* data_ = nullptr;
+  std::size_t len_ = 0;
+};
+
+// Local start, end and late flag of one timed run.
+struct Stamp {
+  double start = 0, end = 0;
+  bool late = false;
+};
+
+struct Spans {
+  std::vector<double> spans;  // rank 0 only
+  int discarded = 0;
+};
+
+class P2pRun : public Sweep<P2pPoint> {
+ public:
+  P2pRun(const RunResources& r, const P2pConfig& c)
+      : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
+        work_(r.plan->thread_pus),
+        config_(c),
+        intercepted_(under_overlap_run()) {}
+
+  std::vector<P2pPoint> keys() const override {
+    std::vector<P2pPoint> keys;
+    for (long bytes : config_.sizes_bytes) {
+      for (double comp : config_.comp_times_s) {
+        P2pPoint p;
+        p.msg_bytes = bytes;
+        p.target_comp_s = comp;
+        keys.push_back(p);
+      }
+    }
+    return keys;
+  }
+  std::vector<P2pPoint> measure(const P2pPoint& key) override;
+  double weight(const P2pPoint& k) const override {
+    return 1.0 + k.target_comp_s * 1e3 + static_cast<double>(k.msg_bytes) / 1e6;
+  }
+  std::optional<double> calibration_s() const override { return calibration_s_; }
+  std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
+
+ private:
+  std::optional<std::string> calibrate(double target);
+  void compute(bool with) {
+    if (with) work_.run();
+  }
+  void round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool with_comp);
+  Spans timed(int runs, const std::function<void()>& body);
+  double comp_alone();
+  P2pPoint measure_impl(P2pImpl impl, const PageBuffer& buf, int count);
+
+  GlobalClock clock_;
+  compute::UnitWork work_;
+  P2pConfig config_;
+  bool intercepted_;
+  std::map<double, long> units_;  // calibrated units per computation time
+  double calibration_s_ = 0;
+};
+
+std::optional<std::string> P2pRun::calibrate(double target) {
+  if (auto it = units_.find(target); it != units_.end()) {
+    work_.resize(it->second);
+    return std::nullopt;
+  }
+  if (work_.threads() == 0) return "no computation threads (--threads 0): nothing to overlap";
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<std::string> failed =
+      calibrate_work(clock_, work_, target, config_.calibration_runs, config_.tolerance);
+  calibration_s_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (failed) return failed;
+  units_[target] = work_.size();
+  return std::nullopt;
+}
+
+// The paper's round trip. The volatile touches are the program's next use of the buffer.
+void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool with_comp) {
+  const int rank = clock_.rank();
+  if (rank > 1) return;
+  const int peer = 1 - rank;
+  MPI_Comm comm = clock_.comm();
+  char* data = buf.data();
+  volatile char sink = 0;
+  const auto send = [&] {
+    if (impl == P2pImpl::nonblocking) {
+      MPI_Request r;
+      MPI_Isend(data, count, MPI_BYTE, peer, kTag, comm, &r);
+      compute(with_comp);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Send(data, count, MPI_BYTE, peer, kTag, comm);
+      compute(with_comp);
+    }
+    if (count > 0) buf.touch()[0] = static_cast<char>(buf.touch()[0] + 1);  // write
+  };
+  const auto recv = [&] {
+    if (impl == P2pImpl::nonblocking) {
+      MPI_Request r;
+      MPI_Irecv(data, count, MPI_BYTE, peer, kTag, comm, &r);
+      compute(with_comp);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(data, count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+      compute(with_comp);
+    }
+    if (count > 0) sink = buf.touch()[0];  // read
+  };
+  if (rank == 0) {
+    send();
+    recv();
+  } else {
+    recv();
+    send();
+  }
+  (void)sink;
+}
+
+// `runs` runs of `body` from the sync barrier; per run max end - min start of ranks 0 and
+// 1 in global time (rank 0), runs in which a rank left the barrier late discarded.
+Spans P2pRun::timed(int runs, const std::function<void()>& body) {
+  std::vector<Stamp> mine;
+  for (int i = 0; i < runs; ++i) {
+    Stamp s;
+    s.late = clock_.barrier();
+    s.start = clock_.now();
+    body();
+    s.end = clock_.now();
+    mine.push_back(s);
+  }
+  clock_.resync();  // stamps interpolated between syncs
+  std::vector<double> flat;
+  for (const Stamp& s : mine)
+    flat.insert(flat.end(),
+                {clock_.to_global(s.start), clock_.to_global(s.end), s.late ? 1.0 : 0.0});
+  const int ranks = std::min(clock_.size(), 2);
+  std::vector<double> all(clock_.rank() == 0 ? flat.size() * clock_.size() : 0);
+  MPI_Gather(flat.data(), static_cast<int>(flat.size()), MPI_DOUBLE, all.data(),
+             static_cast<int>(flat.size()), MPI_DOUBLE, 0, clock_.comm());
+  Spans out;
+  if (clock_.rank() != 0) return out;
+  for (int i = 0; i < runs; ++i) {
+    double start = 1e300, end = -1e300;
+    bool late = false;
+    for (int r = 0; r < clock_.size(); ++r) {
+      const double* f = &all[(static_cast<std::size_t>(r) * runs + i) * 3];
+      late = late || f[2] != 0;
+      if (r >= ranks) continue;
+      start = std::min(start, f[0]);
+      end = std::max(end, f[1]);
+    }
+    if (late) {
+      ++out.discarded;
+    } else {
+      out.spans.push_back(end - start);
+    }
+  }
+  return out;
+}
+
+// Both computation periods alone, the slower of ranks 0 and 1 (rank 0's value).
+double P2pRun::comp_alone() {
+  std::vector<double> times;
+  for (int i = 0; i < config_.calibration_runs; ++i) {
+    clock_.barrier();
+    double t = clock_.rank() <= 1 ? work_.run() + work_.run() : 0.0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock_.comm());
+    times.push_back(t);
+  }
+  return measure::median(times);
+}
+
+P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
+  P2pPoint p;
+  p.impl = impl;
+  for (int i = 0; i < config_.warmup; ++i) round_trip(impl, buf, count, true);
+  const Spans bare = timed(config_.iterations, [&] { round_trip(impl, buf, count, false); });
+  const Spans with = timed(config_.iterations, [&] { round_trip(impl, buf, count, true); });
+  if (clock_.rank() != 0) return p;
+  p.iterations = static_cast<int>(with.spans.size());
+  p.discarded = with.discarded;
+  if (with.spans.empty() || bare.spans.empty()) {
+    p.invalid_reason =
+        fmt::format("all {} round trips were discarded: in each, a rank left the sync barrier late",
+                    config_.iterations);
+    return p;
+  }
+  p.valid = true;
+  p.t_iter = measure::spread(with.spans);
+  p.t_pingpong_s = measure::median(bare.spans);
+  return p;
+}
+
+std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
+  const auto started = std::chrono::steady_clock::now();
+  PageBuffer buf(key.msg_bytes);
+  std::string why = buf.data() == nullptr
+                        ? fmt::format("cannot map a buffer of {} bytes", key.msg_bytes)
+                        : std::string();
+  if (why.empty() && clock_.size() < 2)
+    why = "p2p needs at least 2 ranks (ranks 0 and 1 ping-pong)";
+  why = mpi::agree_on_failure(clock_.comm(), why);
+  if (why.empty())
+    why = mpi::agree_on_failure(clock_.comm(), calibrate(key.target_comp_s).value_or(""));
+  std::vector<P2pPoint> points;
+  std::optional<double> t_comm, t_comp;
+  if (why.empty()) {
+    const int count = static_cast<int>(key.msg_bytes);
+    round_trip(P2pImpl::nonblocking, buf, count, false);  // connections, registration
+    const Spans comm =
+        timed(config_.iterations, [&] { round_trip(P2pImpl::nonblocking, buf, count, false); });
+    if (!comm.spans.empty()) t_comm = measure::median(comm.spans);
+    t_comp = comp_alone();
+    for (P2pImpl impl : config_.impls) points.push_back(measure_impl(impl, buf, count));
+  } else {
+    for (P2pImpl impl : config_.impls) {
+      P2pPoint p;
+      p.impl = impl;
+      p.invalid_reason = why;
+      points.push_back(p);
+    }
+  }
+  std::optional<double> blocking;
+  for (const P2pPoint& p : points)
+    if (p.impl == P2pImpl::blocking && p.valid && !intercepted_) blocking = p.t_iter->median;
+  for (P2pPoint& p : points) {
+    if (intercepted_ && p.impl == P2pImpl::blocking) p.impl = P2pImpl::overlap_run;
+    p.msg_bytes = key.msg_bytes;
+    p.target_comp_s = key.target_comp_s;
+    p.intercepted = intercepted_;
+    if (why.empty()) p.work_units = units_[key.target_comp_s];
+    if (p.valid) {
+      p.t_comm_s = t_comm;
+      p.t_comp_s = t_comp;
+      if (!t_comm) p.null_reasons["t_comm_s"] = "every MPI round trip was discarded (late)";
+      const double t = p.t_iter->median;
+      if (t_comm && t_comp) {
+        p.optimal_s = std::max(*t_comm, *t_comp);
+        p.ratio_to_optimal = t / *p.optimal_s;
+        const double shorter = std::min(*t_comm, *t_comp);
+        if (shorter > 0) p.overlap_ratio = (*t_comm + *t_comp - t) / shorter;
+      }
+      if (blocking && t > 0) {
+        p.speedup_vs_blocking = *blocking / t;
+      } else {
+        p.null_reasons["speedup_vs_blocking"] =
+            intercepted_ ? "under overlap-run: the plain blocking code runs in the plain run"
+                         : "blocking was not measured (or is invalid) at this point";
+      }
+    }
+    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  return points;
+}
+
+std::vector<OptionSpec> p2p_options() {
+  std::vector<OptionSpec> o = {
+      {"--sizes", "64KiB:4MiB", "Message sizes: 64KiB,1MiB or a log2 range 64KiB:4MiB",
+       "sizes_bytes"},
+      {"--comp-times", "1ms:4ms",
+       "Computation per period (two per round trip), calibrated: 1ms,4ms or a log2 range",
+       "comp_times_s"},
+      {"--impl", "blocking,nonblocking",
+       "Measured in turn: blocking (MPI_Send/MPI_Recv as written; run the bench under "
+       "overlap-run to measure it intercepted), nonblocking (Isend/Irecv + Wait)",
+       "impls"},
+      {"--iterations", "20", "Measured round trips per point", "iterations"},
+      {"--warmup", "2", "Unrecorded round trips per point", "warmup"},
+      {"--calibration-runs", "5", "Runs per calibration step, their median is used",
+       "calibration_runs"},
+      {"--tolerance", "10%", "Calibration tolerance of the computation, 0.1 or 10%", "tolerance"},
+  };
+  for (OptionSpec& c : clock_options()) o.push_back(c);
+  return o;
+}
+
+std::vector<P2pImpl> parse_p2p_impls(const std::string& text) {
+  std::vector<P2pImpl> impls;
+  for (const std::string& name : parse_name_list(text, "--impl")) {
+    const P2pImpl i = kP2pImplNames.parse_option(name, "--impl");
+    if (i == P2pImpl::overlap_run)
+      throw UsageError(
+          "--impl 'overlap-run' is not allowed; use blocking and run the bench "
+          "under overlap-run (it records those points as overlap-run)");
+    if (std::find(impls.begin(), impls.end(), i) == impls.end()) impls.push_back(i);
+  }
+  return impls;
+}
+
+P2pConfig parse_p2p(const OptionValues& v) {
+  P2pConfig c;
+  c.sizes_bytes = parse_byte_list(v.text("--sizes"), "--sizes");
+  for (long s : c.sizes_bytes)
+    if (s > 2147483647L)
+      throw UsageError(
+          fmt::format("--sizes {} is too large (at most 2GiB - 1: MPI's int count)", s));
+  c.comp_times_s = parse_duration_list(v.text("--comp-times"), "--comp-times");
+  c.impls = parse_p2p_impls(v.text("--impl"));
+  c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
+  c.warmup = parse_count_or_zero(v.text("--warmup"), "--warmup", 1'000'000);
+  c.calibration_runs = parse_count(v.text("--calibration-runs"), "--calibration-runs", 1000);
+  c.tolerance = parse_fraction(v.text("--tolerance"), "--tolerance");
+  c.patience = parse_count(v.text("--patience"), "--patience");
+  c.sync_span_s = parse_duration(v.text("--sync-span"), "--sync-span");
+  return c;
+}
+
+std::optional<ProgressPolicy> p2p_liboverlap(const P2pConfig&) { return std::nullopt; }
+
+std::unique_ptr<Sweep<P2pPoint>> start_p2p(const RunResources& r, const P2pConfig& c) {
+  return std::make_unique<P2pRun>(r, c);
+}
+
+}  // namespace
+
+const Benchmark<P2pConfig, P2pPoint>& p2p_benchmark() {
+  static const Benchmark<P2pConfig, P2pPoint> b{
+      &kP2pResult,
+      "Ping-pong with computation (transparent-overlap paper): blocking, nonblocking, and "
+      "blocking under overlap-run",
+      {.computes = true, .resumable = true, .global_clock = true},
+      p2p_options,
+      parse_p2p,
+      p2p_liboverlap,
+      nullptr,
+      start_p2p};
+  return b;
+}
+
+}  // namespace overlap::bench

@@ -1,0 +1,69 @@
+#include "bench/p2p_record.hpp"
+
+namespace overlap::bench {
+
+const Schema<P2pConfig>& p2p_config_schema() {
+  using C = P2pConfig;
+  static const Schema<C> s =
+      Schema<C>()
+          .add("sizes_bytes", &C::sizes_bytes, Unit::bytes, "message sizes asked for")
+          .add("comp_times_s", &C::comp_times_s, Unit::seconds,
+               "computation per period asked for (two periods per round trip)")
+          .add("impls", &C::impls, kP2pImplNames,
+               "measured in turn; blocking is recorded as overlap-run when the run is "
+               "intercepted")
+          .add("iterations", &C::iterations, Unit::count, "measured round trips per point")
+          .add("warmup", &C::warmup, Unit::count, "unrecorded round trips per point")
+          .add("calibration_runs", &C::calibration_runs, Unit::count,
+               "runs per calibration step (their median is used)")
+          .add("tolerance", &C::tolerance, Unit::ratio, "calibration tolerance of the computation")
+          .add("patience", &C::patience, Unit::count, "clock sync: min-RTT stop rule")
+          .add("sync_span_s", &C::sync_span_s, Unit::seconds, "time between the first two syncs");
+  return s;
+}
+
+const Schema<P2pPoint>& p2p_point_schema() {
+  using P = P2pPoint;
+  static const Schema<P> s =
+      Schema<P>()
+          .add("impl", &P::impl, kP2pImplNames, "the code measured")
+          .add("msg_bytes", &P::msg_bytes, Unit::bytes, "message size")
+          .add("target_comp_s", &P::target_comp_s, Unit::seconds,
+               "computation per period asked for")
+          .add("intercepted", &P::intercepted, Unit::none,
+               "the run was under overlap-run (liboverlap-intercept.so loaded)")
+          .add("valid", &P::valid, Unit::none,
+               "false with fewer than 2 ranks, when the computation did not calibrate or "
+               "every iteration was discarded")
+          .add("invalid_reason", &P::invalid_reason, Unit::none, "one line; empty when valid")
+          .add("work_units", &P::work_units, Unit::count,
+               "units of work per thread calibrated to one computation period")
+          .add("iterations", &P::iterations, Unit::count, "round trips kept")
+          .add("discarded", &P::discarded, Unit::count,
+               "round trips discarded because a rank left the sync barrier late")
+          .spread("t_iter", "_s", &P::t_iter, Unit::seconds,
+                  "one round trip with computation (rank 0: send, compute, touch, recv, "
+                  "compute, touch; rank 1 the mirror): max end - min start of ranks 0 and 1, "
+                  "global time; median")
+          .add("t_pingpong_s", &P::t_pingpong_s, Unit::seconds,
+               "this implementation's round trip without computation, global time; median "
+               "(overlap-run over blocking: the cost of the interception)")
+          .add("t_comm_s", &P::t_comm_s, Unit::seconds,
+               "MPI's own round trip (Irecv/Isend + Wait, never deferred), global time; median")
+          .add("t_comp_s", &P::t_comp_s, Unit::seconds,
+               "both computation periods alone, slower of ranks 0 and 1; median")
+          .add("optimal_s", &P::optimal_s, Unit::seconds,
+               "max(t_comp, t_comm): the paper's optimal completion time")
+          .add("overlap_ratio", &P::overlap_ratio, Unit::ratio,
+               "(t_comp + t_comm - t_iter) / min(t_comp, t_comm): 1 when the shorter is "
+               "hidden entirely, 0 when nothing overlaps")
+          .add("speedup_vs_blocking", &P::speedup_vs_blocking, Unit::ratio,
+               "t_iter(blocking) / t_iter of this point, same (size, computation), same run; "
+               "null under overlap-run (the plain blocking code runs in the plain run)")
+          .add("ratio_to_optimal", &P::ratio_to_optimal, Unit::ratio, "t_iter / optimal_s")
+          .reasons(&P::null_reasons)
+          .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this (size, computation)");
+  return s;
+}
+
+}  // namespace overlap::bench

@@ -1,0 +1,85 @@
+// What `overlap-bench p2p` records: its configuration and one point per (implementation,
+// message size, computation time), each with the schema that names its fields.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/enum_names.hpp"
+#include "base/record_schema.hpp"
+#include "bench/result_kind.hpp"
+#include "measure/statistics.hpp"
+
+namespace overlap::bench {
+
+// blocking: MPI_Send/MPI_Recv as written; overlap_run: the same code measured while it
+// runs under overlap-run (the bench detects the interception and records it under this
+// name); nonblocking: MPI_Isend/MPI_Irecv + compute + MPI_Wait, the hand-written ideal.
+enum class P2pImpl { blocking, nonblocking, overlap_run };
+
+inline constexpr EnumNames<P2pImpl, 3> kP2pImplNames{"implementation",
+                                                     {{{P2pImpl::blocking, "blocking"},
+                                                       {P2pImpl::nonblocking, "nonblocking"},
+                                                       {P2pImpl::overlap_run, "overlap-run"}}}};
+
+struct P2pConfig {
+  std::vector<long> sizes_bytes;
+  std::vector<double> comp_times_s;
+  std::vector<P2pImpl> impls{P2pImpl::blocking, P2pImpl::nonblocking};
+  int iterations = 20;
+  int warmup = 2;
+  int calibration_runs = 5;
+  double tolerance = 0.1;
+  int patience = 100;
+  double sync_span_s = 1.0;
+};
+const Schema<P2pConfig>& p2p_config_schema();
+
+struct P2pPoint {
+  P2pImpl impl = P2pImpl::blocking;
+  long msg_bytes = 0;
+  double target_comp_s = 0;
+  bool intercepted = false;
+  bool valid = false;
+  std::string invalid_reason;
+  std::optional<long> work_units;
+  int iterations = 0;
+  int discarded = 0;
+  std::optional<measure::Spread> t_iter;  // the ping-pong with computation, round trip
+  std::optional<double> t_pingpong_s;     // this implementation's ping-pong, no computation
+  std::optional<double> t_comm_s;         // MPI's own round trip (Irecv/Isend + Wait)
+  std::optional<double> t_comp_s;         // both computation periods alone
+  std::optional<double> optimal_s;        // max(t_comp, t_comm)
+  std::optional<double> overlap_ratio;
+  std::optional<double> speedup_vs_blocking;
+  std::optional<double> ratio_to_optimal;
+  std::map<std::string, std::string> null_reasons;
+  double elapsed_s = 0;
+
+  bool same_key(const P2pPoint& o) const {
+    return msg_bytes == o.msg_bytes && target_comp_s == o.target_comp_s;
+  }
+};
+const Schema<P2pPoint>& p2p_point_schema();
+
+inline constexpr int kP2pSchemaVersion = 1;
+
+inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
+    "p2p",
+    kP2pSchemaVersion,
+    p2p_config_schema,
+    p2p_point_schema,
+    {{"impl", "impl", 12},
+     {"msg_bytes", "msg", 10},
+     {"target_comp_s", "comp", 9},
+     {"t_iter_s", "t_iter", 10},
+     {"t_comm_s", "t_comm", 10},
+     {"t_comp_s", "t_comp", 10},
+     {"overlap_ratio", "overlap", 8},
+     {"speedup_vs_blocking", "speedup", 8}},
+    3,
+    "one (size, computation time), every implementation"};
+
+}  // namespace overlap::bench

@@ -1,0 +1,93 @@
+// What the report says per call site: calls, bytes, how many were deferred and why the
+// others were not, the overlap window each deferred transfer gained (from the call's
+// return to the first touch of its buffer, or to its completion when the program did not
+// touch it before), faults, the time the program waited in them, and where it touched
+// the buffers first. Records only; the report writer formats them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace overlap::intercept {
+
+enum class Call { send, rsend, ssend, bsend, recv, sendrecv_send, sendrecv_recv, sendrecv_replace };
+std::string_view call_name(Call c);
+
+// Why a call ran as the plain blocking call.
+enum class Reason {
+  family_off,         // switched off (--defer)
+  below_threshold,    // smaller than --min-size
+  proc_null,          // MPI_PROC_NULL: nothing to move
+  wildcard_status,    // MPI_ANY_SOURCE/MPI_ANY_TAG and the program wants the status
+  noncontiguous,      // derived datatype with holes
+  errors_return,      // the communicator's error handler returns errors
+  stack_memory,       // buffer on the stack
+  shared_memory,      // buffer in shared memory (another process may touch it)
+  read_only_memory,   // buffer in memory that is not private and writable
+  unknown_memory,     // address not in any mapping
+  shares_first_page,  // receive: its first page holds other data
+  shares_last_page,   // receive: its last page holds other data
+  too_many,           // the table of transfers in flight is full
+  synchronous_mode,   // MPI_Ssend: completion tells the program the receive started
+  buffered_mode,      // MPI_Bsend: MPI copies at the call already
+  protect_failed,     // mprotect() refused (e.g. the kernel's limit on mappings)
+};
+inline constexpr int kReasonCount = 16;
+std::string_view reason_name(Reason r);
+std::string_view reason_text(Reason r);
+
+struct TouchSite {
+  std::uint64_t count = 0;
+  double delay_sum_s = 0;  // from the call's return to the touch
+  double delay_min_s = 0;
+};
+
+struct SiteStats {
+  Call call = Call::send;
+  std::uintptr_t site = 0;  // return address of the program's call
+  std::uint64_t calls = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t deferred = 0;
+  std::uint64_t deferred_by_copy = 0;  // sends copied instead of protected
+  std::uint64_t not_deferred[kReasonCount] = {};
+  std::uint64_t completed = 0;  // deferred transfers that finished
+  std::uint64_t touched_before_completion = 0;
+  std::uint64_t faults = 0;
+  double stall_s = 0;  // waiting in the fault handler
+  double window_sum_s = 0, window_min_s = 0, window_max_s = 0;
+  std::vector<double> window_samples;           // bounded: every k-th when many
+  std::map<std::uintptr_t, TouchSite> touches;  // faulting instruction -> first touches there
+};
+
+// A finished deferred transfer, as the core hands it over.
+struct Completion {
+  double window_s = 0;
+  bool touched = false;  // before completion
+  std::uintptr_t touch_pc = 0;
+  double touch_delay_s = 0;
+  std::uint64_t faults = 0;
+  double stall_s = 0;
+};
+
+class CallSites {
+ public:
+  void called(Call call, std::uintptr_t site, std::uint64_t bytes);
+  void deferred(Call call, std::uintptr_t site, bool by_copy);
+  void not_deferred(Call call, std::uintptr_t site, Reason why);
+  void completed(Call call, std::uintptr_t site, const Completion& c);
+  std::vector<SiteStats> snapshot() const;
+
+ private:
+  SiteStats& at(Call call, std::uintptr_t site);
+  mutable std::mutex mutex_;
+  std::map<std::pair<int, std::uintptr_t>, SiteStats> sites_;
+};
+
+// Median of the samples kept (0 when none).
+double median_window(const SiteStats& s);
+
+}  // namespace overlap::intercept

@@ -1,0 +1,186 @@
+#include "intercept/core_runtime.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace overlap::intercept {
+
+Runtime& runtime() {
+  // Never destroyed: a late free() or fault after exit() must still find it.
+  static Runtime* rt = new Runtime;
+  return *rt;
+}
+
+std::uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void fatal(const char* what) {
+  const char prefix[] = "overlap-run: fatal: ";
+  const char suffix[] =
+      " (run with OVERLAP_INTERCEPT=off to run without interception, and please report)\n";
+  (void)!::write(2, prefix, sizeof prefix - 1);
+  (void)!::write(2, what, std::strlen(what));
+  (void)!::write(2, suffix, sizeof suffix - 1);
+  std::abort();
+}
+
+void StatusRing::store(std::uint32_t token, const MPI_Status& s) {
+  Entry& e = entries_[token % kSize];
+  e.token.store(0, std::memory_order_release);
+  e.status = s;
+  e.token.store(token, std::memory_order_release);
+}
+
+bool StatusRing::load(std::uint32_t token, MPI_Status& out) const {
+  const Entry& e = entries_[token % kSize];
+  if (e.token.load(std::memory_order_acquire) != token) return false;
+  out = e.status;
+  return e.token.load(std::memory_order_acquire) == token;
+}
+
+namespace {
+
+void futex_wait(std::atomic<int>& word, int expected) {
+  const timespec timeout{0, 1'000'000};  // re-check every ms: no wake-up can be lost for long
+  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout, nullptr,
+          0);
+}
+
+void futex_wake_all(std::atomic<int>& word) {
+  syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr,
+          0);
+}
+
+void apply_changes(const std::vector<ProtectionChange>& changes, bool& ok) {
+  ok = true;
+  for (const ProtectionChange& c : changes) {
+    // The raw system call: the program's mprotect() is interposed (and would settle).
+    if (syscall(SYS_mprotect, c.lo, c.hi - c.lo, c.prot) != 0) ok = false;
+  }
+}
+
+// Places received bytes in the program's no-access pages without lifting the protection
+// first (the program would see a half-written buffer): the kernel writes through
+// /proc/self/mem regardless of protection.
+void place(std::uintptr_t to, const void* from, std::size_t n) {
+  Runtime& rt = runtime();
+  std::size_t done = 0;
+  while (done < n) {
+    const long w = syscall(SYS_pwrite64, rt.mem_fd, static_cast<const char*>(from) + done, n - done,
+                           static_cast<off_t>(to + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) fatal("cannot place a received message through /proc/self/mem");
+    done += static_cast<std::size_t>(w);
+  }
+}
+
+void finish(Slot& s) {
+  Runtime& rt = runtime();
+  const std::uintptr_t lo = s.page_lo.load(), hi = s.page_hi.load();
+  if (lo < hi) unprotect(lo, hi, s.no_access.load());
+  if (s.call == Call::recv || s.call == Call::sendrecv_recv || s.call == Call::sendrecv_replace) {
+    rt.statuses.store(s.token.load(), s.status);
+  }
+  s.complete_ns = now_ns();
+  s.state.store(kDone, std::memory_order_release);
+  futex_wake_all(s.state);
+  __atomic_fetch_sub(rt.shim->active, 1, __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+void on_request_done(void* arg, const MPI_Status* status) {
+  auto* part = static_cast<SlotPart*>(arg);
+  Slot& s = *part->slot;
+  if (part->is_recv) {
+    s.status = *status;
+    int bytes = 0;
+    PMPI_Get_count(status, MPI_BYTE, &bytes);
+    if (bytes > 0 && bytes != MPI_UNDEFINED) {
+      place(s.place_addr, static_cast<const char*>(s.recv_bounce) + s.recv_data_offset,
+            static_cast<std::size_t>(bytes));
+    }
+  }
+  if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(s);
+}
+
+void wait_slot(Slot& s, std::uint32_t token) {
+  Runtime& rt = runtime();
+  while (s.token.load(std::memory_order_acquire) == token &&
+         s.state.load(std::memory_order_acquire) == kActive) {
+    if (rt.progress->background()) {
+      futex_wait(s.state, kActive);
+    } else if (rt.progress->poll() == 0) {
+      sched_yield();
+    }
+  }
+}
+
+void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {
+  Runtime& rt = runtime();
+  if (!rt.active || lo >= hi) return;
+  rt.table.for_each_conflict(lo, hi, write,
+                             [](Slot& s, std::uint32_t token) { wait_slot(s, token); });
+}
+
+void settle_all() {
+  Runtime& rt = runtime();
+  rt.table.for_each_active([](Slot& s, std::uint32_t token) { wait_slot(s, token); });
+}
+
+bool protect(std::uintptr_t lo, std::uintptr_t hi, bool no_access) {
+  Runtime& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.protect_mutex);
+  const Guard g = no_access ? Guard::no_access : Guard::read_only;
+  bool ok = false;
+  apply_changes(rt.protections.add(lo, hi, g), ok);
+  if (ok) return true;
+  bool undone = false;
+  apply_changes(rt.protections.remove(lo, hi, g), undone);
+  if (!undone) fatal("mprotect() failed and could not be undone");
+  return false;
+}
+
+void unprotect(std::uintptr_t lo, std::uintptr_t hi, bool no_access) {
+  Runtime& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.protect_mutex);
+  bool ok = false;
+  apply_changes(rt.protections.remove(lo, hi, no_access ? Guard::no_access : Guard::read_only), ok);
+  if (!ok) fatal("mprotect() failed to lift a protection");
+}
+
+void reap() {
+  Runtime& rt = runtime();
+  rt.table.reap([&rt](Slot& s) {
+    Completion c;
+    const std::uint64_t touch = s.touch_ns.load();
+    const bool touched = touch != 0 && touch < s.complete_ns;
+    const std::uint64_t end = touched ? touch : s.complete_ns;
+    c.window_s = end > s.return_ns ? static_cast<double>(end - s.return_ns) * 1e-9 : 0.0;
+    c.touched = touched;
+    c.touch_pc = s.touch_pc.load();
+    c.touch_delay_s =
+        touched && touch > s.return_ns ? static_cast<double>(touch - s.return_ns) * 1e-9 : 0.0;
+    c.faults = s.faults.load();
+    c.stall_s = static_cast<double>(s.stall_ns.load()) * 1e-9;
+    rt.sites.completed(s.call, s.site, c);
+    if (s.recv_bounce != nullptr) syscall(SYS_munmap, s.recv_bounce, s.recv_bounce_len);
+    if (s.send_bounce != nullptr) syscall(SYS_munmap, s.send_bounce, s.send_bounce_len);
+    s.recv_bounce = nullptr;
+    s.send_bounce = nullptr;
+  });
+}
+
+}  // namespace overlap::intercept

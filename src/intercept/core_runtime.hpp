@@ -1,0 +1,92 @@
+// The interception core's state and the operations every call path shares: waiting for a
+// transfer, settling a range before something touches it, protecting and unprotecting
+// pages, completing a transfer, and folding finished transfers into the statistics.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "intercept/buffer_memory.hpp"
+#include "intercept/call_sites.hpp"
+#include "intercept/progress_driver.hpp"
+#include "intercept/protection_map.hpp"
+#include "intercept/settings.hpp"
+#include "intercept/shim_api.h"
+#include "intercept/transfer_table.hpp"
+
+namespace overlap::intercept {
+
+// Real statuses of deferred receives, by token, for MPI_Get_count & co. on a status the
+// program kept. The last kStatusRing receives are kept.
+class StatusRing {
+ public:
+  void store(std::uint32_t token, const MPI_Status& s);
+  bool load(std::uint32_t token, MPI_Status& out) const;
+
+ private:
+  static constexpr std::uint32_t kSize = 1u << 16;
+  struct Entry {
+    std::atomic<std::uint32_t> token{0};
+    MPI_Status status{};
+  };
+  std::unique_ptr<Entry[]> entries_ = std::make_unique<Entry[]>(kSize);
+};
+
+struct Runtime {
+  const ovx_shim* shim = nullptr;
+  Settings settings;
+  Policy policy = Policy::shared;
+  std::string policy_note;  // why the policy differs from the one asked for
+  int program_required = MPI_THREAD_SINGLE;
+  int program_provided = MPI_THREAD_SINGLE;  // what the program is told
+  int mpi_provided = MPI_THREAD_SINGLE;      // what MPI gave us
+  bool active = false;                       // initialised, not finalized, not a forked child
+  int pid = 0;
+  std::size_t page = 4096;
+  int mem_fd = -1;  // /proc/self/mem, to place received data
+  // glibc heap block headers can be read (not under a sanitizer's own allocator, whose
+  // blocks look different: there only page-aligned ends count as owned).
+  bool glibc_heap = true;
+  std::unique_ptr<ProgressDriver> progress;
+  TransferTable table;
+  std::mutex protect_mutex;
+  ProtectionMap protections;
+  std::mutex regions_mutex;
+  MemoryRegions regions;
+  CallSites sites;
+  StatusRing statuses;
+  std::atomic<std::uint32_t> next_token{1};
+  std::vector<std::string> argv;
+};
+
+Runtime& runtime();
+std::uint64_t now_ns();
+
+// Blocks until the transfer in `s` (still carrying `token`) is done, making progress
+// itself when no thread does.
+void wait_slot(Slot& s, std::uint32_t token);
+// Completes the transfers an access to [lo, hi) conflicts with (see TransferTable).
+void settle(std::uintptr_t lo, std::uintptr_t hi, bool write);
+void settle_all();
+// Folds finished transfers into the statistics and frees their slots.
+void reap();
+
+// Protection of [lo, hi) (page aligned) for a transfer; false when mprotect failed (then
+// nothing changed).
+bool protect(std::uintptr_t lo, std::uintptr_t hi, bool no_access);
+void unprotect(std::uintptr_t lo, std::uintptr_t hi, bool no_access);
+
+// Completion callback for the progress driver (arg: a SlotPart).
+void on_request_done(void* arg, const MPI_Status* status);
+
+// One line to stderr and abort(): for states where waiting could deadlock and going on
+// could corrupt data. Async-signal-safe.
+[[noreturn]] void fatal(const char* what);
+
+}  // namespace overlap::intercept

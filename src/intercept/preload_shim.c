@@ -1,0 +1,395 @@
+/* liboverlap-intercept.so: the preloaded half of overlap-run's interception (shim_api.h).
+ * Until the program calls MPI_Init it only forwards: every interposed function calls the
+ * next definition (MPI's, libc's), so processes that never start MPI (the launcher,
+ * shells) run as without it. MPI_Init loads the core next to this file and, from then on,
+ * MPI calls go to the core and libc calls that touch memory ask it to settle first. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "intercept/shim_api.h"
+
+#define OVX_EXPORT __attribute__((visibility("default")))
+
+static __thread struct ovx_thread_state tls __attribute__((tls_model("initial-exec")));
+static int active_transfers;
+static const struct ovx_core* _Atomic core;
+
+static struct ovx_thread_state* thread_state(void) { return &tls; }
+
+static void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+
+/* Resolved on first use; a race only resolves the same pointer twice. */
+#define NEXT(type, name)                                              \
+  static __typeof__(type) next_##name;                                \
+  if (__builtin_expect(next_##name == NULL, 0)) next_##name = (type)next_symbol(#name)
+
+static const struct ovx_core* loaded_core(void) {
+  return atomic_load_explicit(&core, memory_order_acquire);
+}
+
+static int transfers_in_flight(void) {
+  return __atomic_load_n(&active_transfers, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* ---- SIGSEGV: the core's handler first, the program's behind it ---------------------- */
+
+static _Atomic int segv_installed;
+static struct sigaction program_segv[2]; /* double buffer: the handler reads without a lock */
+static _Atomic int program_segv_index;
+static pthread_mutex_t program_segv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  NEXT(int (*)(int, const struct sigaction*, struct sigaction*), sigaction);
+  return next_sigaction(sig, act, old);
+}
+
+static void install_segv(void (*handler)(int, siginfo_t*, void*)) {
+  pthread_mutex_lock(&program_segv_lock);
+  if (!atomic_load(&segv_installed)) {
+    struct sigaction ours;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = handler;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    struct sigaction previous;
+    if (real_sigaction(SIGSEGV, &ours, &previous) == 0) {
+      program_segv[0] = previous;
+      atomic_store(&program_segv_index, 0);
+      atomic_store(&segv_installed, 1);
+    }
+  }
+  pthread_mutex_unlock(&program_segv_lock);
+}
+
+/* A fault that is not ours goes where it would have gone without us. */
+static void chain_segv(int sig, siginfo_t* info, void* context) {
+  const struct sigaction a = program_segv[atomic_load(&program_segv_index)];
+  if (a.sa_flags & SA_SIGINFO) {
+    if (a.sa_sigaction != NULL) {
+      sigset_t old;
+      pthread_sigmask(SIG_BLOCK, &a.sa_mask, &old);
+      a.sa_sigaction(sig, info, context);
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+      return;
+    }
+  } else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN) {
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &a.sa_mask, &old);
+    a.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return;
+  }
+  /* SIG_DFL, and SIG_IGN (the kernel does not let a fault be ignored either): restore
+   * the default action and return, so the instruction faults again and the process ends
+   * by SIGSEGV as it would have. Also for an signal sent by kill(): re-raise it. */
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  real_sigaction(SIGSEGV, &dfl, NULL);
+  if (info != NULL && info->si_code <= 0) raise(SIGSEGV);
+}
+
+static void record_program_segv(const struct sigaction* act, struct sigaction* old) {
+  pthread_mutex_lock(&program_segv_lock);
+  const int i = atomic_load(&program_segv_index);
+  if (old != NULL) *old = program_segv[i];
+  if (act != NULL) {
+    program_segv[1 - i] = *act;
+    atomic_store(&program_segv_index, 1 - i);
+  }
+  pthread_mutex_unlock(&program_segv_lock);
+}
+
+OVX_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  if (sig == SIGSEGV && atomic_load(&segv_installed)) {
+    record_program_segv(act, old);
+    return 0;
+  }
+  return real_sigaction(sig, act, old);
+}
+
+OVX_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+  if (sig == SIGSEGV && atomic_load(&segv_installed)) {
+    if (handler == SIG_ERR) {
+      errno = EINVAL;
+      return SIG_ERR;
+    }
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    record_program_segv(&act, &old);
+    return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+                                       : old.sa_handler;
+  }
+  NEXT(sighandler_t(*)(int, sighandler_t), signal);
+  return next_signal(sig, handler);
+}
+
+/* ---- MPI ------------------------------------------------------------------------------ */
+
+static const struct ovx_shim shim = {
+    .abi = OVX_SHIM_ABI,
+    .active = &active_transfers,
+    .thread_state = thread_state,
+    .install_segv = install_segv,
+    .chain_segv = chain_segv,
+    .next = next_symbol,
+};
+
+/* The core sits next to this file (build tree and installed tree alike). */
+static const struct ovx_core* load_core(void) {
+  const char* off = getenv("OVERLAP_INTERCEPT");
+  if (off != NULL && strcmp(off, "off") == 0) return NULL;
+  Dl_info self;
+  if (dladdr((void*)&load_core, &self) == 0 || self.dli_fname == NULL) return NULL;
+  char path[PATH_MAX];
+  const char* slash = strrchr(self.dli_fname, '/');
+  const int dir = slash == NULL ? 0 : (int)(slash - self.dli_fname + 1);
+  if (snprintf(path, sizeof path, "%.*sliboverlap-intercept-core.so", dir, self.dli_fname) >=
+      (int)sizeof path)
+    return NULL;
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    fprintf(stderr, "overlap-run: cannot load %s: %s; running without interception\n", path,
+            dlerror());
+    return NULL;
+  }
+  const struct ovx_core* (*start)(const struct ovx_shim*) =
+      (const struct ovx_core* (*)(const struct ovx_shim*))dlsym(handle, "ovx_intercept_core_start");
+  return start == NULL ? NULL : start(&shim);
+}
+
+static int init_common(int* argc, char*** argv, int required, int* provided, int thread_form) {
+  const struct ovx_core* c = loaded_core();
+  if (c == NULL) {
+    c = load_core();
+    if (c != NULL) atomic_store_explicit(&core, c, memory_order_release);
+  }
+  if (c != NULL) return c->init(argc, argv, required, provided, thread_form);
+  if (thread_form) {
+    NEXT(int (*)(int*, char***, int, int*), MPI_Init_thread);
+    return next_MPI_Init_thread(argc, argv, required, provided);
+  }
+  NEXT(int (*)(int*, char***), MPI_Init);
+  return next_MPI_Init(argc, argv);
+}
+
+/* Lets a program (overlap-bench p2p, tests) see that it runs under overlap-run: 1 once
+ * MPI_Init loaded the core. Looked up with dlsym(RTLD_DEFAULT, ...); the core itself is
+ * loaded locally and not visible that way. */
+OVX_EXPORT int overlap_intercept_loaded(void) { return loaded_core() != NULL; }
+
+OVX_EXPORT int MPI_Init(int* argc, char*** argv) {
+  tls.in_mpi++;
+  const int rc = init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);
+  tls.in_mpi--;
+  return rc;
+}
+
+OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  tls.in_mpi++;
+  const int rc = init_common(argc, argv, required, provided, 1);
+  tls.in_mpi--;
+  return rc;
+}
+
+#define BEFORE_CORE(c) (void)0
+#define BEFORE_POLL(c) \
+  if (c->poll != NULL) c->poll()
+#define BEFORE_FENCE(c) \
+  if (transfers_in_flight()) c->fence()
+
+#define X(kind, name, params, args)                                   \
+  OVX_EXPORT int name params {                                        \
+    struct ovx_thread_state* t = &tls;                                \
+    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);      \
+    const struct ovx_core* c = loaded_core();                         \
+    int rc;                                                           \
+    if (c != NULL && c->name != NULL) {                               \
+      rc = c->name args;                                              \
+    } else {                                                          \
+      if (c != NULL) {                                                \
+        BEFORE_##kind(c);                                             \
+      }                                                               \
+      NEXT(int(*) params, name);                                      \
+      rc = next_##name args;                                          \
+    }                                                                 \
+    t->in_mpi--;                                                      \
+    return rc;                                                        \
+  }
+#include "intercept/mpi_functions.def"
+#undef X
+
+/* ---- libc calls that touch memory ------------------------------------------------------
+ * The kernel does not fault on protected pages: read() into a no-access receive buffer
+ * returns EFAULT. So before such a call the transfers covering the range complete. The
+ * direction matters: writing *from* a read-only (send) page is fine, so calls that only
+ * read user memory settle no-access pages only; MPI's own socket writes from a send
+ * buffer in flight must never wait for that very send. */
+
+/* Inside an interposed MPI call the core has settled the call's buffers already, and
+ * MPI's own I/O (sockets, shared memory) is on its own memory: no check, no wait (a wait
+ * there could re-enter MPI). The same holds for the progress thread. */
+static int should_settle(void) { return tls.in_mpi == 0 && transfers_in_flight(); }
+
+static void settle(const void* addr, size_t len, int write) {
+  if (len == 0 || !should_settle()) return;
+  const struct ovx_core* c = loaded_core();
+  if (c != NULL) c->settle(addr, len, write);
+}
+
+static void settle_iov(const struct iovec* iov, int n, int write) {
+  if (!should_settle() || iov == NULL) return;
+  for (int i = 0; i < n; i++) settle(iov[i].iov_base, iov[i].iov_len, write);
+}
+
+OVX_EXPORT ssize_t read(int fd, void* buf, size_t n) {
+  settle(buf, n, 1);
+  NEXT(ssize_t(*)(int, void*, size_t), read);
+  return next_read(fd, buf, n);
+}
+OVX_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  settle(buf, n, 0);
+  NEXT(ssize_t(*)(int, const void*, size_t), write);
+  return next_write(fd, buf, n);
+}
+OVX_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t off) {
+  settle(buf, n, 1);
+  NEXT(ssize_t(*)(int, void*, size_t, off_t), pread);
+  return next_pread(fd, buf, n, off);
+}
+OVX_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
+  settle(buf, n, 0);
+  NEXT(ssize_t(*)(int, const void*, size_t, off_t), pwrite);
+  return next_pwrite(fd, buf, n, off);
+}
+OVX_EXPORT ssize_t readv(int fd, const struct iovec* iov, int n) {
+  settle_iov(iov, n, 1);
+  NEXT(ssize_t(*)(int, const struct iovec*, int), readv);
+  return next_readv(fd, iov, n);
+}
+OVX_EXPORT ssize_t writev(int fd, const struct iovec* iov, int n) {
+  settle_iov(iov, n, 0);
+  NEXT(ssize_t(*)(int, const struct iovec*, int), writev);
+  return next_writev(fd, iov, n);
+}
+OVX_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  settle(buf, n, 1);
+  NEXT(ssize_t(*)(int, void*, size_t, int), recv);
+  return next_recv(fd, buf, n, flags);
+}
+OVX_EXPORT ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  settle(buf, n, 0);
+  NEXT(ssize_t(*)(int, const void*, size_t, int), send);
+  return next_send(fd, buf, n, flags);
+}
+OVX_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
+                            socklen_t* len) {
+  settle(buf, n, 1);
+  NEXT(ssize_t(*)(int, void*, size_t, int, struct sockaddr*, socklen_t*), recvfrom);
+  return next_recvfrom(fd, buf, n, flags, from, len);
+}
+OVX_EXPORT ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
+                          socklen_t len) {
+  settle(buf, n, 0);
+  NEXT(ssize_t(*)(int, const void*, size_t, int, const struct sockaddr*, socklen_t), sendto);
+  return next_sendto(fd, buf, n, flags, to, len);
+}
+OVX_EXPORT size_t fread(void* buf, size_t size, size_t n, FILE* f) {
+  if (size != 0 && n <= SIZE_MAX / size) settle(buf, size * n, 1);
+  NEXT(size_t(*)(void*, size_t, size_t, FILE*), fread);
+  return next_fread(buf, size, n, f);
+}
+OVX_EXPORT size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
+  if (size != 0 && n <= SIZE_MAX / size) settle(buf, size * n, 0);
+  NEXT(size_t(*)(const void*, size_t, size_t, FILE*), fwrite);
+  return next_fwrite(buf, size, n, f);
+}
+
+/* Memory that goes away or changes under a transfer in flight: after MPI_Send returned,
+ * free(buf) is legal, and the allocator may unmap or reuse the pages MPI still reads.
+ * The next free/realloc is whatever allocator the program runs with (glibc, jemalloc,
+ * tcmalloc, a sanitizer's), found when the shim is loaded. A free() while dlsym() itself
+ * runs (before that) leaks its block: handing it to the wrong allocator would be worse. */
+extern void* __libc_realloc(void*, size_t);
+static void (*_Atomic next_free)(void*);
+static void* (*_Atomic next_realloc)(void*, size_t);
+static _Atomic int resolving_allocator;
+
+static void resolve_allocator(void) {
+  if (atomic_exchange(&resolving_allocator, 1)) return;
+  atomic_store(&next_realloc, (void* (*)(void*, size_t))next_symbol("realloc"));
+  atomic_store(&next_free, (void (*)(void*))next_symbol("free"));
+}
+
+__attribute__((constructor)) static void shim_loaded(void) { resolve_allocator(); }
+
+static void settle_block(void* p) {
+  if (p != NULL && should_settle()) {
+    const struct ovx_core* c = loaded_core();
+    if (c != NULL) c->settle_free(p);
+  }
+}
+
+OVX_EXPORT void free(void* p) {
+  settle_block(p);
+  void (*f)(void*) = atomic_load_explicit(&next_free, memory_order_acquire);
+  if (f == NULL) {
+    resolve_allocator();
+    f = atomic_load_explicit(&next_free, memory_order_acquire);
+  }
+  if (f != NULL) f(p);
+}
+OVX_EXPORT void* realloc(void* p, size_t n) {
+  settle_block(p);
+  void* (*f)(void*, size_t) = atomic_load_explicit(&next_realloc, memory_order_acquire);
+  if (f == NULL) {
+    resolve_allocator();
+    f = atomic_load_explicit(&next_realloc, memory_order_acquire);
+  }
+  return f != NULL ? f(p, n) : __libc_realloc(p, n);
+}
+OVX_EXPORT int munmap(void* addr, size_t len) {
+  settle(addr, len, 1);
+  NEXT(int (*)(void*, size_t), munmap);
+  return next_munmap(addr, len);
+}
+OVX_EXPORT void* mremap(void* old, size_t old_size, size_t new_size, int flags, ...) {
+  settle(old, old_size, 1);
+  void* new_address = NULL;
+  if (flags & MREMAP_FIXED) {
+    va_list ap;
+    va_start(ap, flags);
+    new_address = va_arg(ap, void*);
+    va_end(ap);
+    settle(new_address, new_size, 1);
+  }
+  NEXT(void* (*)(void*, size_t, size_t, int, ...), mremap);
+  return next_mremap(old, old_size, new_size, flags, new_address);
+}
+OVX_EXPORT int madvise(void* addr, size_t len, int advice) {
+  settle(addr, len, 1);
+  NEXT(int (*)(void*, size_t, int), madvise);
+  return next_madvise(addr, len, advice);
+}
+OVX_EXPORT int mprotect(void* addr, size_t len, int prot) {
+  settle(addr, len, 1);
+  NEXT(int (*)(void*, size_t, int), mprotect);
+  return next_mprotect(addr, len, prot);
+}

@@ -1,0 +1,53 @@
+// What overlap-run and the interception core agree on: the settings, their option and
+// environment names, and one parser for both (the launcher validates before anything
+// starts; the core reads the same variables in each rank, so a preload set up by hand is
+// checked the same way). Bad values throw UsageError with one line naming the value.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace overlap::intercept {
+
+enum class Policy { caller, shared, dedicated };
+
+// Call families that may be deferred (each can be switched off).
+struct Families {
+  bool send = true;      // MPI_Send
+  bool rsend = true;     // MPI_Rsend
+  bool recv = true;      // MPI_Recv
+  bool sendrecv = true;  // MPI_Sendrecv, MPI_Sendrecv_replace
+};
+
+struct Settings {
+  bool enabled = true;           // OVERLAP_INTERCEPT=on|off
+  std::optional<Policy> policy;  // OVERLAP_PROGRESS; empty: shared
+  long min_bytes = 64 * 1024;    // OVERLAP_INTERCEPT_MIN_SIZE
+  Families families;             // OVERLAP_INTERCEPT_DEFER
+  std::string report;            // OVERLAP_INTERCEPT_REPORT (JSON path), "" none
+};
+
+inline constexpr std::string_view kEnvEnabled = "OVERLAP_INTERCEPT";
+inline constexpr std::string_view kEnvPolicy = "OVERLAP_PROGRESS";
+inline constexpr std::string_view kEnvMinSize = "OVERLAP_INTERCEPT_MIN_SIZE";
+inline constexpr std::string_view kEnvDefer = "OVERLAP_INTERCEPT_DEFER";
+inline constexpr std::string_view kEnvReport = "OVERLAP_INTERCEPT_REPORT";
+
+Policy parse_policy(std::string_view text, std::string_view what);
+std::string_view policy_name(Policy p);
+// Bytes ("65536", "0" defers every size) or a size with a unit: 64KiB, 1MiB.
+long parse_min_size(std::string_view text, std::string_view what);
+// "all", "none", or a comma list of send, rsend, recv, sendrecv.
+Families parse_families(std::string_view text, std::string_view what);
+std::string families_text(const Families& f);
+bool parse_on_off(std::string_view text, std::string_view what);
+
+// From environment variables (name -> value; missing names keep the defaults).
+Settings settings_from(const std::map<std::string, std::string>& env);
+Settings settings_from_environment();
+// The variables that carry `s` to the ranks (inverse of settings_from).
+std::map<std::string, std::string> environment_of(const Settings& s);
+
+}  // namespace overlap::intercept

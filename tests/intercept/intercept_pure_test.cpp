@@ -1,0 +1,288 @@
+// The interception layer's pure parts: page reference counting, the memory map and the
+// end-page rules, status encoding, settings, launcher plans and the report summary.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <map>
+#include <random>
+
+#include "base/usage_error.hpp"
+#include "intercept/buffer_memory.hpp"
+#include "intercept/call_sites.hpp"
+#include "intercept/launch_plan.hpp"
+#include "intercept/protection_map.hpp"
+#include "intercept/report_summary.hpp"
+#include "intercept/settings.hpp"
+#include "intercept/status_codec.hpp"
+
+namespace overlap::intercept {
+namespace {
+
+constexpr std::uintptr_t P = 4096;
+constexpr int RW = PROT_READ | PROT_WRITE;
+
+TEST(ProtectionMap, SendsShareReadOnlyPagesUntilTheLastIsDone) {
+  ProtectionMap m;
+  EXPECT_EQ(m.add(0, 4 * P, Guard::read_only),
+            (std::vector<ProtectionChange>{{0, 4 * P, PROT_READ}}));
+  // A second send over pages 2..6: only the new pages change.
+  EXPECT_EQ(m.add(2 * P, 6 * P, Guard::read_only),
+            (std::vector<ProtectionChange>{{4 * P, 6 * P, PROT_READ}}));
+  EXPECT_EQ(m.remove(0, 4 * P, Guard::read_only), (std::vector<ProtectionChange>{{0, 2 * P, RW}}));
+  EXPECT_EQ(m.protection_at(3 * P), PROT_READ);
+  EXPECT_EQ(m.remove(2 * P, 6 * P, Guard::read_only),
+            (std::vector<ProtectionChange>{{2 * P, 6 * P, RW}}));
+  EXPECT_TRUE(m.empty());
+}
+
+TEST(ProtectionMap, ReceiveWinsOverSendAndGivesBackReadOnly) {
+  ProtectionMap m;
+  m.add(0, 2 * P, Guard::read_only);
+  EXPECT_EQ(m.add(P, 3 * P, Guard::no_access),
+            (std::vector<ProtectionChange>{{P, 3 * P, PROT_NONE}}));
+  EXPECT_EQ(m.remove(P, 3 * P, Guard::no_access),
+            (std::vector<ProtectionChange>{{P, 2 * P, PROT_READ}, {2 * P, 3 * P, RW}}));
+  EXPECT_THROW(m.remove(5 * P, 6 * P, Guard::no_access), std::logic_error);
+}
+
+TEST(ProtectionMap, RandomisedAgainstPerPageCounts) {
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  ProtectionMap m;
+  std::map<std::uintptr_t, std::pair<int, int>> pages;  // page -> (ro, none)
+  std::vector<std::tuple<std::uintptr_t, std::uintptr_t, Guard>> live;
+  std::map<std::uintptr_t, int> actual;  // page -> protection after applying the changes
+  auto want = [&](std::uintptr_t p) {
+    auto [ro, none] = pages[p];
+    return none > 0 ? PROT_NONE : ro > 0 ? PROT_READ : RW;
+  };
+  for (int step = 0; step < 3000; ++step) {
+    std::vector<ProtectionChange> changes;
+    if (live.empty() || rng() % 2 == 0) {
+      const std::uintptr_t lo = rng() % 40, hi = lo + 1 + rng() % 8;
+      const Guard g = rng() % 3 == 0 ? Guard::no_access : Guard::read_only;
+      live.emplace_back(lo * P, hi * P, g);
+      for (auto p = lo; p < hi; ++p) (g == Guard::read_only ? pages[p].first : pages[p].second)++;
+      changes = m.add(lo * P, hi * P, g);
+    } else {
+      const std::size_t i = rng() % live.size();
+      auto [lo, hi, g] = live[i];
+      live.erase(live.begin() + static_cast<long>(i));
+      for (auto p = lo / P; p < hi / P; ++p)
+        (g == Guard::read_only ? pages[p].first : pages[p].second)--;
+      changes = m.remove(lo, hi, g);
+    }
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      if (i > 0) ASSERT_LT(changes[i - 1].hi, changes[i].lo + 1);
+      for (auto a = changes[i].lo; a < changes[i].hi; a += P) {
+        ASSERT_NE(actual.count(a / P) ? actual[a / P] : RW, changes[i].prot)
+            << "a change that changes nothing";
+        actual[a / P] = changes[i].prot;
+      }
+    }
+    for (std::uintptr_t p = 0; p < 50; ++p) {
+      ASSERT_EQ(actual.count(p) ? actual[p] : RW, want(p)) << "page " << p << " step " << step;
+      ASSERT_EQ(m.protection_at(p * P), want(p));
+    }
+  }
+  EXPECT_LT(m.segment_count(), 200u);
+}
+
+TEST(StatusCodec, PendingMarkRoundTripsAndRealStatusesCarryNone) {
+  MPI_Status s{};
+  s.MPI_SOURCE = 3;
+  s.MPI_TAG = 7;
+  EXPECT_FALSE(pending_token(s).has_value());
+  for (std::uint32_t token : {1u, 2u, 0x7fffffffu, 0xffffffffu}) {
+    encode_pending(s, token);
+    ASSERT_TRUE(pending_token(s).has_value());
+    EXPECT_EQ(*pending_token(s), token);
+    EXPECT_EQ(s.MPI_SOURCE, 3);
+    EXPECT_EQ(s.MPI_TAG, 7);
+    const MPI_Status copy = s;  // survives copies
+    EXPECT_EQ(*pending_token(copy), token);
+  }
+  // What MPI puts in a status: counts, cancelled 0/1.
+  MPI_Status real{};
+#if defined(OPEN_MPI)
+  real._cancelled = 1;
+  real._ucount = 123456789;
+#else
+  real.count_lo = 0x4f565800;
+  real.count_hi_and_cancelled = 1;
+#endif
+  EXPECT_FALSE(pending_token(real).has_value());
+}
+
+TEST(BufferMemory, ParsesMapsAndClassifies) {
+  const auto regions = parse_maps(
+      "00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/app\n"
+      "00652000-00653000 rw-p 00052000 08:02 173521      /usr/bin/app\n"
+      "00653000-00700000 rw-p 00000000 00:00 0           [heap]\n"
+      "7f0000000000-7f0000100000 rw-s 00000000 00:05 1 /dev/shm/x\n"
+      "7f0000100000-7f0000200000 rw-p 00000000 00:00 0 \n"
+      "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0           [stack]\n");
+  ASSERT_EQ(regions.size(), 6u);
+  EXPECT_EQ(regions[2].name, "[heap]");
+  EXPECT_EQ(regions[4].name, "");
+  EXPECT_EQ(classify(regions, 0x652000, 0x700000), MemoryKind::private_writable);  // spans two
+  EXPECT_EQ(classify(regions, 0x400000, 0x401000), MemoryKind::read_only);
+  EXPECT_EQ(classify(regions, 0x7f0000000000, 0x7f0000001000), MemoryKind::shared);
+  EXPECT_EQ(classify(regions, 0x7ffd00000000, 0x7ffd00001000), MemoryKind::stack);
+  EXPECT_EQ(classify(regions, 0x700000, 0x701000), MemoryKind::unmapped);
+  EXPECT_EQ(classify(regions, 0x6ff000, 0x701000), MemoryKind::unmapped);
+}
+
+// A fake memory with a glibc mmapped block: header {lead, size | IS_MMAPPED} at data - 16.
+struct FakeHeap {
+  std::map<std::uintptr_t, std::uint64_t> words;
+  WordReader reader() {
+    return [this](std::uintptr_t a) -> std::optional<std::uint64_t> {
+      auto it = words.find(a);
+      if (it == words.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+};
+
+TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
+  FakeHeap heap;
+  const std::uintptr_t base = 100 * P;
+  heap.words[base] = 0;                 // lead
+  heap.words[base + 8] = 64 * P | 0x2;  // size | IS_MMAPPED
+  const std::uintptr_t data = base + 16;
+  // The whole block: both ends owned; the tail's slack only without MPI_THREAD_MULTIPLE.
+  Edges e = classify_edges(data, data + 10 * P, P, true, heap.reader());
+  EXPECT_TRUE(e.head_owned);
+  EXPECT_TRUE(e.tail_owned);
+  e = classify_edges(data, data + 10 * P, P, false, heap.reader());
+  EXPECT_TRUE(e.head_owned);
+  EXPECT_FALSE(e.tail_owned);
+  // Beyond the block's mapping: not this block.
+  e = classify_edges(data, base + 65 * P, P, true, heap.reader());
+  EXPECT_FALSE(e.head_owned);
+  // An arena chunk (no IS_MMAPPED), or an interior pointer: not owned.
+  heap.words[base + 8] = 64 * P | 0x1;
+  EXPECT_FALSE(classify_edges(data, data + P, P, true, heap.reader()).head_owned);
+  EXPECT_FALSE(classify_edges(data + 8, data + P, P, true, heap.reader()).head_owned);
+  // Page-aligned ends need nothing.
+  e = classify_edges(7 * P, 9 * P, P, false, heap.reader());
+  EXPECT_TRUE(e.head_owned && e.tail_owned);
+  e = classify_edges(7 * P, 9 * P - 8, P, true, heap.reader());
+  EXPECT_TRUE(e.head_owned);
+  EXPECT_FALSE(e.tail_owned);
+  // posix_memalign: lead bytes before the header, the mapping still page aligned.
+  FakeHeap aligned;
+  aligned.words[base + 48] = 48;                   // lead
+  aligned.words[base + 56] = (16 * P - 48) | 0x2;  // size
+  e = classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader());
+  EXPECT_TRUE(e.head_owned && e.tail_owned);
+  // Unreadable header.
+  EXPECT_FALSE(classify_edges(base + 5000, base + 9000, P, true, FakeHeap{}.reader()).head_owned);
+}
+
+TEST(Settings, ParsesAndRefusesWithOneLine) {
+  const Settings s = settings_from({{"OVERLAP_PROGRESS", "caller"},
+                                    {"OVERLAP_INTERCEPT_MIN_SIZE", "1MiB"},
+                                    {"OVERLAP_INTERCEPT_DEFER", "recv,send"},
+                                    {"OVERLAP_INTERCEPT_REPORT", "/tmp/r.json"}});
+  EXPECT_EQ(s.policy, Policy::caller);
+  EXPECT_EQ(s.min_bytes, 1 << 20);
+  EXPECT_TRUE(s.families.send && s.families.recv && !s.families.rsend && !s.families.sendrecv);
+  EXPECT_EQ(settings_from(environment_of(s)).min_bytes, s.min_bytes);
+  EXPECT_EQ(families_text(settings_from(environment_of(s)).families), "send,recv");
+  EXPECT_EQ(parse_min_size("0", "x"), 0);
+  EXPECT_EQ(parse_min_size("65536", "x"), 65536);
+  EXPECT_EQ(families_text(parse_families("none", "x")), "none");
+  for (auto [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
+                                                        {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
+                                                        {"OVERLAP_INTERCEPT_MIN_SIZE", "1.5B"},
+                                                        {"OVERLAP_INTERCEPT_DEFER", "send,isend"},
+                                                        {"OVERLAP_INTERCEPT", "yes"},
+                                                        {"OVERLAP_INTERCEPT_REPORT", ""}}) {
+    try {
+      settings_from({{name, value}});
+      ADD_FAILURE() << name << "=" << value << " accepted";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(LaunchPlan, EachLauncherForwardsTheSettings) {
+  const std::map<std::string, std::string> env{{"LD_PRELOAD", "/p/lib/shim.so"},
+                                               {"OVERLAP_X", "1"}};
+  EXPECT_EQ(launcher_kind("/usr/bin/mpiexec.openmpi", "mpich"), LauncherKind::open_mpi);
+  EXPECT_EQ(launcher_kind("mpiexec.hydra", "openmpi"), LauncherKind::hydra);
+  EXPECT_EQ(launcher_kind("mpirun", "mpich"), LauncherKind::hydra);
+  EXPECT_EQ(launcher_kind("mpirun", "openmpi"), LauncherKind::open_mpi);
+  EXPECT_EQ(launcher_kind("srun", "openmpi"), LauncherKind::srun);
+  EXPECT_EQ(launcher_kind("./app", "openmpi"), LauncherKind::none);
+  LaunchPlan p = plan_launch({"mpiexec", "-n", "4", "./app"}, LauncherKind::open_mpi, env);
+  EXPECT_EQ(p.argv, (std::vector<std::string>{"mpiexec", "-x", "LD_PRELOAD=/p/lib/shim.so", "-x",
+                                              "OVERLAP_X=1", "-n", "4", "./app"}));
+  EXPECT_TRUE(p.set_env.empty());  // the launcher itself runs without the preload
+  p = plan_launch({"mpiexec.mpich", "-n", "2", "./app"}, LauncherKind::hydra, env);
+  EXPECT_EQ(p.argv,
+            (std::vector<std::string>{"mpiexec.mpich", "-genv", "LD_PRELOAD", "/p/lib/shim.so",
+                                      "-genv", "OVERLAP_X", "1", "-n", "2", "./app"}));
+  p = plan_launch({"./app", "a"}, LauncherKind::none, env);
+  EXPECT_EQ(p.argv, (std::vector<std::string>{"./app", "a"}));
+  EXPECT_EQ(p.set_env, env);
+  EXPECT_EQ(merged_preload("", "/s.so"), "/s.so");
+  EXPECT_EQ(merged_preload("/asan.so /x.so:/s.so", "/s.so"), "/asan.so:/x.so:/s.so");
+}
+
+TEST(CallSites, WindowsTouchesAndReasons) {
+  CallSites sites;
+  sites.called(Call::recv, 0x10, 100);
+  sites.called(Call::recv, 0x10, 100);
+  sites.deferred(Call::recv, 0x10, false);
+  sites.not_deferred(Call::recv, 0x10, Reason::shares_first_page);
+  for (double w : {3.0, 1.0, 2.0}) {
+    Completion c;
+    c.window_s = w;
+    c.touched = w < 2.5;
+    c.touch_pc = 0x99;
+    c.touch_delay_s = w;
+    c.faults = 1;
+    c.stall_s = 0.5;
+    sites.completed(Call::recv, 0x10, c);
+  }
+  const auto snap = sites.snapshot();
+  ASSERT_EQ(snap.size(), 1u);
+  const SiteStats& s = snap[0];
+  EXPECT_EQ(s.calls, 2u);
+  EXPECT_EQ(s.bytes, 200u);
+  EXPECT_EQ(s.not_deferred[static_cast<int>(Reason::shares_first_page)], 1u);
+  EXPECT_DOUBLE_EQ(median_window(s), 2.0);
+  EXPECT_DOUBLE_EQ(s.window_min_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.window_max_s, 3.0);
+  EXPECT_EQ(s.touched_before_completion, 2u);
+  EXPECT_EQ(s.touches.at(0x99).count, 2u);
+  EXPECT_DOUBLE_EQ(s.touches.at(0x99).delay_min_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.stall_s, 1.5);
+}
+
+TEST(RunReport, SummaryNamesTheTouchLine) {
+  const auto doc = nlohmann::json::parse(R"({
+    "metadata": {"processes": 2, "progress": "shared", "min_size_bytes": 65536},
+    "ranks": [{"rank": 0, "call_sites": [{
+      "call": "MPI_Recv", "site": {"text": "solver.c:212"}, "calls": 10, "deferred": 9,
+      "touched_before_completion": 4, "faults": 4, "stall_s": 0.001, "completed": 9,
+      "window_s": {"mean": 0.002}, "not_deferred": {"below_threshold": 1},
+      "first_touches": [{"site": {"text": "solver.c:215"}, "count": 4, "mean_delay_s": 3e-6}]}]}]})");
+  const std::string text = summary_text(doc, "r.json");
+  EXPECT_NE(
+      text.find("rank 0: recv buffer of solver.c:212 touched 3.0 us after return at solver.c:215"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("not deferred 1x: below_threshold"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace overlap::intercept
