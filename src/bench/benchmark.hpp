@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,5 +82,19 @@ struct Benchmark {
   // Added to the default label (e.g. " + liboverlap shared"); may be null.
   std::string (*label_suffix)(const C&) = nullptr;
 };
+
+// Benchmark::liboverlap for runs whose --impl list may name liboverlap (`kOverlap`):
+// the configured policy when it does, else nullopt.
+template <auto kOverlap, class C>
+std::optional<ProgressPolicy> liboverlap_when_listed(const C& c) {
+  const bool used = std::find(c.impls.begin(), c.impls.end(), kOverlap) != c.impls.end();
+  return used ? std::optional(c.progress) : std::nullopt;
+}
+
+// Benchmark::liboverlap for runs that never start liboverlap.
+template <class C>
+std::optional<ProgressPolicy> without_liboverlap(const C&) {
+  return std::nullopt;
+}
 
 }  // namespace overlap::bench

@@ -221,12 +221,6 @@ CollConfig parse_coll(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> coll_liboverlap(const CollConfig& c) {
-  const bool used =
-      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
-  return used ? std::optional(c.progress) : std::nullopt;
-}
-
 class CollRun : public Sweep<CollPoint> {
  public:
   CollRun(const RunResources& r, const CollConfig& c)
@@ -312,7 +306,7 @@ const Benchmark<CollConfig, CollPoint>& coll_benchmark() {
       {.computes = false, .resumable = true, .global_clock = true},
       coll_options,
       parse_coll,
-      coll_liboverlap,
+      liboverlap_when_listed<Implementation::overlap, CollConfig>,
       nullptr,
       start_coll};
   return b;

@@ -163,12 +163,6 @@ LatencyConfig parse_latency(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> latency_liboverlap(const LatencyConfig& c) {
-  const bool used =
-      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
-  return used ? std::optional(c.progress) : std::nullopt;
-}
-
 class LatencyRun : public Sweep<LatencyPoint> {
  public:
   LatencyRun(const RunResources& r, const LatencyConfig& c)
@@ -212,7 +206,7 @@ const Benchmark<LatencyConfig, LatencyPoint>& latency_benchmark() {
       {.computes = false, .resumable = true, .global_clock = true},
       latency_options,
       parse_latency,
-      latency_liboverlap,
+      liboverlap_when_listed<Implementation::overlap, LatencyConfig>,
       nullptr,
       start_latency};
   return b;

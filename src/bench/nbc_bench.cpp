@@ -367,12 +367,6 @@ NbcConfig parse_nbc(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> nbc_liboverlap(const NbcConfig& c) {
-  const bool used =
-      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
-  return used ? std::optional(c.progress) : std::nullopt;
-}
-
 // The sweep with its clock and its computation.
 class NbcRun : public Sweep<NbcPoint> {
  public:
@@ -412,7 +406,7 @@ const Benchmark<NbcConfig, NbcPoint>& nbc_benchmark() {
       {.computes = true, .resumable = true, .global_clock = true},
       nbc_options,
       parse_nbc,
-      nbc_liboverlap,
+      liboverlap_when_listed<Implementation::overlap, NbcConfig>,
       nullptr,
       start_nbc};
   return b;

@@ -357,8 +357,6 @@ P2pConfig parse_p2p(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> p2p_liboverlap(const P2pConfig&) { return std::nullopt; }
-
 std::unique_ptr<Sweep<P2pPoint>> start_p2p(const RunResources& r, const P2pConfig& c) {
   return std::make_unique<P2pRun>(r, c);
 }
@@ -373,7 +371,7 @@ const Benchmark<P2pConfig, P2pPoint>& p2p_benchmark() {
       {.computes = true, .resumable = true, .global_clock = true},
       p2p_options,
       parse_p2p,
-      p2p_liboverlap,
+      without_liboverlap<P2pConfig>,
       nullptr,
       start_p2p};
   return b;

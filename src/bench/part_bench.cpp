@@ -546,11 +546,6 @@ PartConfig parse_part(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> part_liboverlap(const PartConfig& c) {
-  const bool used = std::find(c.impls.begin(), c.impls.end(), PartImpl::overlap) != c.impls.end();
-  return used ? std::optional(c.progress) : std::nullopt;
-}
-
 std::unique_ptr<Sweep<PartPoint>> start_part(const RunResources& r, const PartConfig& c) {
   return std::make_unique<PartRun>(r, c);
 }
@@ -565,7 +560,7 @@ const Benchmark<PartConfig, PartPoint>& part_benchmark() {
       {.computes = false, .resumable = true, .global_clock = true},
       part_options,
       parse_part,
-      part_liboverlap,
+      liboverlap_when_listed<PartImpl::overlap, PartConfig>,
       nullptr,
       start_part};
   return b;

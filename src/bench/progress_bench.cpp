@@ -305,12 +305,6 @@ ProgressConfig parse_progress(const OptionValues& v) {
   return c;
 }
 
-std::optional<ProgressPolicy> progress_liboverlap(const ProgressConfig& c) {
-  const bool used =
-      std::find(c.impls.begin(), c.impls.end(), Implementation::overlap) != c.impls.end();
-  return used ? std::optional(c.progress) : std::nullopt;
-}
-
 std::unique_ptr<Sweep<ProgressPoint>> start_progress(const RunResources& r,
                                                      const ProgressConfig& c) {
   return std::make_unique<ProgressRun>(r, c);
@@ -326,7 +320,7 @@ const Benchmark<ProgressConfig, ProgressPoint>& progress_benchmark() {
       {.computes = true, .resumable = true, .global_clock = true},
       progress_options,
       parse_progress,
-      progress_liboverlap,
+      liboverlap_when_listed<Implementation::overlap, ProgressConfig>,
       nullptr,
       start_progress};
   return b;

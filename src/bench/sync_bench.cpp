@@ -283,8 +283,6 @@ std::unique_ptr<Sweep<SyncRecord>> start_sync(const RunResources& r, const SyncC
   return std::make_unique<SyncRun>(r, c);
 }
 
-std::optional<ProgressPolicy> no_liboverlap(const SyncConfig&) { return std::nullopt; }
-
 }  // namespace
 
 const Benchmark<SyncConfig, SyncRecord>& sync_benchmark() {
@@ -297,7 +295,7 @@ const Benchmark<SyncConfig, SyncRecord>& sync_benchmark() {
        .thread_level = MPI_THREAD_FUNNELED},
       sync_options,
       parse_sync,
-      no_liboverlap,
+      without_liboverlap<SyncConfig>,
       nullptr,
       start_sync};
   return b;
