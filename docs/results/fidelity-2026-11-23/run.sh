@@ -50,8 +50,9 @@ else
 fi
 
 # MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results
-# (docs/emulated-cluster.md): --timeout bounds it; the JSON is complete before that.
-run() { t=$1; shift; scripts/cluster run --timeout "$t" "$@" || [ $? -eq 124 ]; }
+# (docs/emulated-cluster.md): cluster_run stops it once its --output file is complete.
+. docs/results/cluster-run.sh
+run() { cluster_run "$@"; }
 
 for n in $nodes; do
   scripts/cluster up "$n" --rate 1gbit --mtu 65000

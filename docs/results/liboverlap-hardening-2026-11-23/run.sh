@@ -63,8 +63,9 @@ fi
 
 scripts/cluster up 2 --rate 1gbit
 # MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results
-# (docs/emulated-cluster.md): --timeout bounds it; the JSON is complete before that.
-run() { scripts/cluster run --timeout 900 "$@" || [ $? -eq 124 ]; }
+# (docs/emulated-cluster.md): cluster_run stops it once its --output file is complete.
+. docs/results/cluster-run.sh
+run() { cluster_run 900 "$@"; }
 
 k=1
 while [ $k -le "$repeats" ]; do

@@ -53,8 +53,9 @@ for c in $before; do
 done
 
 # MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results
-# (docs/emulated-cluster.md): --timeout bounds it; the JSON is complete before that.
-run() { scripts/cluster run --timeout "$limit" "$@" || [ $? -eq 124 ]; }
+# (docs/emulated-cluster.md): cluster_run stops it once its --output file is complete.
+. docs/results/cluster-run.sh
+run() { cluster_run "$limit" "$@"; }
 
 scripts/cluster up 2 --rate 1gbit --mtu 65000
 for mpi in $mpis; do
