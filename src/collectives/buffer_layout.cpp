@@ -75,16 +75,12 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
   PMPI_Type_get_extent(type, &lb, &extent);
   PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
   // Predefined pair types (MPI_DOUBLE_INT...) have padding inside or after each element:
-  // moved as count x extent bytes, the padding between elements is written too (MPI
-  // writes only the typemap; docs/liboverlap.md "What still differs"); the last element's
-  // trailing padding is `tail`, which collectives that move one block leave alone.
+  // algorithms move them as count x extent bytes, and the collectives run them on a shadow
+  // copy so the application's padding is never touched (typemap_shadow.hpp).
   int ints = 0, addresses = 0, types = 0, combiner = 0;
   PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
-  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size) {
+  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
     size = static_cast<int>(extent);
-    if (count > 0 && true_lb == 0 && true_extent < extent)
-      r.tail = static_cast<std::size_t>(extent - true_extent);
-  }
   if (size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
       (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size)))) {
     r.error = std::string(type_arg) + " is " + type_name(type) +

@@ -21,10 +21,6 @@ struct BufferBytes {
   std::size_t bytes = 0;
   std::string error;
   progress::ErrorKind kind = progress::ErrorKind::argument;  // MPI's class for the error
-  // Padding after the last element's data (predefined pair types, e.g. 4 bytes of
-  // MPI_DOUBLE_INT): not part of the typemap, so a receive must not write it, and it need
-  // not even be memory of the buffer. bytes - tail is what may be moved as one block.
-  std::size_t tail = 0;
 };
 BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_name,
                              const char* type_name_arg);

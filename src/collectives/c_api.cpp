@@ -13,6 +13,7 @@
 #include "collectives/buffer_layout.hpp"
 #include "collectives/comm_context.hpp"
 #include "collectives/reduction.hpp"
+#include "collectives/typemap_shadow.hpp"
 #include "progress/engine_runtime.hpp"
 #include "progress/generalized_request.hpp"
 #include "progress/mpi_errors.hpp"
@@ -169,6 +170,15 @@ BlockArgs block_args(const Side& block, const Side& other, int size) {
 
 const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nullptr : buf; }
 
+// Element counts of checked (non-negative) arguments, for the typemap shadows.
+using Shadow = collectives::TypemapShadow;
+std::size_t to_size(int count) { return static_cast<std::size_t>(count); }
+std::size_t blocks(int count, Group grp) { return to_size(count) * to_size(grp.size); }
+// An output buffer that, with sendbuf = MPI_IN_PLACE, also holds the input.
+Shadow::Use output_use(const void* sendbuf) {
+  return sendbuf == MPI_IN_PLACE ? Shadow::Use::read_write : Shadow::Use::write;
+}
+
 }  // namespace
 
 extern "C" {
@@ -283,8 +293,10 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
       [&](TaskGraph& g, Group grp) {
-        // Not the last element's trailing padding: it is not in the typemap.
-        collectives::build_ibcast(g, buffer, layout.bytes - layout.tail, root, grp);
+        Shadow buf(g, buffer, to_size(count), datatype,
+                   grp.rank == root ? Shadow::Use::read : Shadow::Use::write);
+        collectives::build_ibcast(g, buf.buffer(), layout.bytes, root, grp);
+        buf.finish();
       });
 }
 
@@ -302,8 +314,12 @@ int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return {};
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_ireduce(g, in_place_to_null(sendbuf), recvbuf,
-                                   a.bytes / a.kernel.elem_size, a.kernel, root, grp);
+        const auto n = to_size(count);
+        Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
+        Shadow out(g, grp.rank == root ? recvbuf : nullptr, n, datatype, output_use(sendbuf));
+        collectives::build_ireduce(g, in.buffer(), out.buffer(), n, a.kernel, root, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -317,8 +333,12 @@ int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         return a.error;
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_iallreduce(g, in_place_to_null(sendbuf), recvbuf,
-                                      a.bytes / a.kernel.elem_size, a.kernel, grp);
+        const auto n = to_size(count);
+        Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
+        Shadow out(g, recvbuf, n, datatype, output_use(sendbuf));
+        collectives::build_iallreduce(g, in.buffer(), out.buffer(), n, a.kernel, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -333,7 +353,11 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_iallgather(g, in_place_to_null(sendbuf), recvbuf, b.block, grp);
+        Shadow in(g, in_place_to_null(sendbuf), to_size(sendcount), sendtype, Shadow::Use::read);
+        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf));
+        collectives::build_iallgather(g, in.buffer(), out.buffer(), b.block, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -348,7 +372,12 @@ int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_ialltoall(g, in_place_to_null(sendbuf), recvbuf, b.block, grp);
+        Shadow in(g, in_place_to_null(sendbuf), blocks(sendcount, grp), sendtype,
+                  Shadow::Use::read);
+        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf));
+        collectives::build_ialltoall(g, in.buffer(), out.buffer(), b.block, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -373,7 +402,12 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_igather(g, in_place_to_null(sendbuf), recvbuf, block, root, grp);
+        Shadow in(g, in_place_to_null(sendbuf), to_size(sendcount), sendtype, Shadow::Use::read);
+        Shadow out(g, grp.rank == root ? recvbuf : nullptr, blocks(recvcount, grp), recvtype,
+                   output_use(sendbuf));
+        collectives::build_igather(g, in.buffer(), out.buffer(), block, root, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -399,8 +433,13 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        void* recv = recvbuf == MPI_IN_PLACE ? nullptr : recvbuf;
-        collectives::build_iscatter(g, sendbuf, recv, block, root, grp);
+        Shadow in(g, grp.rank == root ? sendbuf : nullptr, blocks(sendcount, grp), sendtype,
+                  Shadow::Use::read);
+        Shadow out(g, recvbuf == MPI_IN_PLACE ? nullptr : recvbuf, to_size(recvcount), recvtype,
+                   Shadow::Use::write);
+        collectives::build_iscatter(g, in.buffer(), out.buffer(), block, root, grp);
+        out.finish();
+        in.finish();
       });
 }
 
@@ -416,8 +455,15 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         return check_total(a.bytes, size);
       },
       [&](TaskGraph& g, Group grp) {
-        collectives::build_ireduce_scatter_block(g, in_place_to_null(sendbuf), recvbuf,
-                                                 a.bytes / a.kernel.elem_size, a.kernel, grp);
+        // In place, recv holds every block on input and this rank's result on output.
+        const auto n = to_size(recvcount);
+        Shadow in(g, in_place_to_null(sendbuf), blocks(recvcount, grp), datatype,
+                  Shadow::Use::read);
+        Shadow out(g, recvbuf, sendbuf == MPI_IN_PLACE ? blocks(recvcount, grp) : n, datatype,
+                   output_use(sendbuf));
+        collectives::build_ireduce_scatter_block(g, in.buffer(), out.buffer(), n, a.kernel, grp);
+        out.finish(n);
+        in.finish();
       });
 }
 

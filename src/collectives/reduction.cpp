@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "collectives/pair.hpp"
+
 namespace overlap::collectives {
 namespace {
 
@@ -132,14 +134,6 @@ struct Bxor {
   T operator()(T in, T io) const {
     return static_cast<T>(in ^ io);
   }
-};
-
-// The C layout of MPI's value-index pair types (MPI_DOUBLE_INT is struct {double; int},
-// 16 bytes with padding; MPI_2REAL is two floats).
-template <class V, class I>
-struct Pair {
-  V value;
-  I index;
 };
 
 // MAXLOC/MINLOC: the winning value with its index; on equal values the smaller index

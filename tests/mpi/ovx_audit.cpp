@@ -14,9 +14,6 @@
 //                  (Open MPI; MPICH: the message is liboverlap's, see mpi_errors.cpp)
 //   reinit         OVX_Init with another policy after OVX_Finalize while a request is in
 //                  flight: the new policy runs, the request completes
-//   pair-guard     OVX_Ibcast of 3 MPI_DOUBLE_INT / MPI_LONG_INT / MPI_LONG_DOUBLE_INT into
-//                  a buffer that ends with the last element's data: the bytes after it
-//                  (its trailing padding, not in the typemap) stay untouched
 //   single         MPI_Init (MPI_THREAD_SINGLE): explicit 'shared' is refused clearly; the
 //                  default policy falls back to 'caller' on Open MPI and works, and is
 //                  refused clearly on MPICH (whose 'caller' needs a thread)
@@ -228,45 +225,6 @@ void reinit() {
   OVX_Finalize();
 }
 
-void pair_guard() {
-  const std::vector<std::pair<MPI_Datatype, const char*>> types = {
-      {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"},
-      {MPI_LONG_INT, "MPI_LONG_INT"},
-      {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"}};
-  const int count = 3;
-  for (const auto& [type, name] : types) {
-    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    // The data end at (count - 1) * extent + true_extent; guard bytes follow.
-    const auto data_end = static_cast<std::size_t>((count - 1) * extent + true_extent);
-    // Each rank its own guard value: the root's must not travel into the others' guards.
-    const unsigned char guard = g_rank == 0 ? 0x5A : 0xA5;
-    std::vector<unsigned char> buf(static_cast<std::size_t>(count * extent) + 16, guard);
-    std::vector<unsigned char> root_data(buf.size());
-    for (std::size_t i = 0; i < root_data.size(); ++i)
-      root_data[i] = static_cast<unsigned char>(i * 7 + 1);
-    if (g_rank == 0) std::copy(root_data.begin(), root_data.begin() + data_end, buf.begin());
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int rc = OVX_Ibcast(buf.data(), count, type, 0, MPI_COMM_WORLD, &r);
-    if (rc == MPI_SUCCESS) MPI_Wait(&r, MPI_STATUS_IGNORE);
-    expect(rc == MPI_SUCCESS, std::string(name) + ": " + error_string(rc));
-    int overwritten = 0;
-    for (std::size_t i = data_end; i < buf.size(); ++i) overwritten += buf[i] != guard;
-    expect(overwritten == 0, std::string(name) + ": " + std::to_string(overwritten) +
-                                 " bytes after the last element's data overwritten");
-    // The value and index of the last element arrived (its padding need not).
-    const auto last = static_cast<std::size_t>((count - 1) * extent);
-    expect(std::equal(buf.begin() + static_cast<std::ptrdiff_t>(data_end - 4),
-                      buf.begin() + static_cast<std::ptrdiff_t>(data_end),
-                      root_data.begin() + static_cast<std::ptrdiff_t>(data_end - 4)) &&
-               std::equal(buf.begin() + static_cast<std::ptrdiff_t>(last),
-                          buf.begin() + static_cast<std::ptrdiff_t>(last + 8),
-                          root_data.begin() + static_cast<std::ptrdiff_t>(last)),
-           std::string(name) + ": the last element's value or index did not arrive");
-  }
-}
-
 void single() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rc = OVX_Init(OVX_PROGRESS_SHARED);
@@ -316,7 +274,6 @@ int main(int argc, char** argv) {
       {"permuted-type", permuted_type},
       {"error-class", error_class_scenario},
       {"reinit", reinit},
-      {"pair-guard", pair_guard},
       {"single", single}};
   const auto it = scenarios.find(scenario);
   if (it == scenarios.end()) {

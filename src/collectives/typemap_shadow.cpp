@@ -1,0 +1,82 @@
+#include "collectives/typemap_shadow.hpp"
+
+#include <cstring>
+#include <memory>
+
+#include "collectives/pair.hpp"
+
+namespace overlap::collectives {
+namespace {
+
+// Field by field, so the padding of `out` is neither written nor the padding of `in`
+// read (memcpy: the buffers need not be aligned for P).
+template <class P>
+void copy_fields(const void* in, void* out, std::size_t count) {
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+  constexpr std::size_t index_at = offsetof(P, index);
+  for (std::size_t i = 0; i < count; ++i, src += sizeof(P), dst += sizeof(P)) {
+    std::memcpy(dst, src, sizeof(P::value));
+    std::memcpy(dst + index_at, src + index_at, sizeof(P::index));
+  }
+}
+
+// Both MPIs describe these types as the C structs (MPI 4.0 sec. 6.9.4); the sizes are
+// checked against MPI's at run time anyway.
+template <class P>
+progress::ReduceFn if_padded(MPI_Datatype type) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  if (static_cast<std::size_t>(extent) != sizeof(P) || size == extent) return nullptr;
+  return &copy_fields<P>;
+}
+
+}  // namespace
+
+progress::ReduceFn typemap_copy(MPI_Datatype type) {
+  if (type == MPI_SHORT_INT) return if_padded<Pair<short, int>>(type);
+  if (type == MPI_DOUBLE_INT) return if_padded<Pair<double, int>>(type);
+  if (type == MPI_LONG_INT) return if_padded<Pair<long, int>>(type);
+  if (type == MPI_LONG_DOUBLE_INT) return if_padded<Pair<long double, int>>(type);
+  return nullptr;
+}
+
+TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size_t count,
+                             MPI_Datatype type, Use use)
+    : g_(g),
+      user_(const_cast<void*>(user)),  // written only for outputs, which are not const
+      buffer_(user_),
+      count_(count),
+      use_(use) {
+  if (user == nullptr || count == 0) return;
+  progress::ReduceFn fn = typemap_copy(type);
+  if (fn == nullptr) return;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_get_extent(type, &lb, &extent);
+  copy_ = {fn, static_cast<std::size_t>(extent)};
+  // Owned by the graph's completion: freed once nothing the graph posted can still write
+  // to it (an abandoned graph completes only then; one left at MPI_Finalize keeps it).
+  std::shared_ptr<std::byte[]> shadow(new std::byte[count * copy_.elem_size]);
+  buffer_ = shadow.get();
+  g_.on_complete([shadow]() mutable { shadow.reset(); });
+  if (use_ != Use::write) {
+    copy_in_ = g_.reduce(user_, buffer_, count_, copy_);
+    has_copy_in_ = true;
+  }
+}
+
+void TypemapShadow::finish() { finish(count_); }
+
+void TypemapShadow::finish(std::size_t written) {
+  if (copy_.fn == nullptr) return;
+  const auto built = static_cast<progress::TaskId>(g_.size());
+  if (has_copy_in_)
+    for (progress::TaskId t = copy_in_ + 1; t < built; ++t) g_.depend(t, copy_in_);
+  if (use_ == Use::read || written == 0) return;
+  const progress::TaskId out = g_.reduce(buffer_, user_, written, copy_);
+  for (progress::TaskId t = 0; t < out; ++t) g_.depend(out, t);
+}
+
+}  // namespace overlap::collectives

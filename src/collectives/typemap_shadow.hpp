@@ -1,0 +1,53 @@
+// MPI reads and writes a datatype's typemap only; liboverlap's algorithms move bytes. The
+// predefined pair types MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_LONG_INT and
+// MPI_LONG_DOUBLE_INT have padding inside or after each element (MPI_DOUBLE_INT: 12 data
+// bytes in 16), which MPI leaves alone and which need not even be memory of the buffer
+// after the last element. For these types a collective runs on a shadow copy of the
+// application's buffer: a first task copies the data fields in (inputs), a last task
+// copies them out (outputs), so the application's padding is never read or written.
+// Other types have no padding and run on the application's buffer directly.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "progress/task_graph.hpp"
+
+namespace overlap::collectives {
+
+// Copies the data fields of `count` elements from `in` to `out` (as a ReduceFn: `out` is
+// the inout argument), leaving the padding of `out` alone; nullptr when `type` has no
+// padding (every byte of its extent is data).
+progress::ReduceFn typemap_copy(MPI_Datatype type);
+
+// One buffer of a collective, as the algorithm should see it. Build it before the
+// algorithm's tasks, hand buffer() to the builder, call finish() after it.
+class TypemapShadow {
+ public:
+  enum class Use { read, write, read_write };
+  // `count` elements of `type` at `user` (nullptr: no buffer, nothing is shadowed).
+  TypemapShadow(progress::TaskGraph& g, const void* user, std::size_t count, MPI_Datatype type,
+                Use use);
+  TypemapShadow(const TypemapShadow&) = delete;
+  TypemapShadow& operator=(const TypemapShadow&) = delete;
+
+  // What the algorithm reads or writes: the shadow, or `user` when there is none.
+  void* buffer() const { return buffer_; }
+  // Orders the copy in before every task built since the constructor and, for outputs,
+  // adds the copy out of the first `written` elements (default: all) after every task.
+  void finish();
+  void finish(std::size_t written);
+
+ private:
+  progress::TaskGraph& g_;
+  void* user_;
+  void* buffer_;
+  std::size_t count_;
+  Use use_;
+  progress::ReduceOp copy_{};  // fn == nullptr: no shadow
+  progress::TaskId copy_in_ = 0;
+  bool has_copy_in_ = false;
+};
+
+}  // namespace overlap::collectives
