@@ -92,7 +92,13 @@ bool CommContext::complete_idup_locked(bool wait) {
       wait ? PMPI_Wait(&idup_, MPI_STATUS_IGNORE) : PMPI_Test(&idup_, &done, MPI_STATUS_IGNORE);
   // MPICH may free the application's communicator inside our own test (delete_attr then
   // cleared app_): its handler went with it.
-  if (app != MPI_COMM_NULL && app_ != MPI_COMM_NULL) PMPI_Comm_set_errhandler(app, saved);
+  if (app != MPI_COMM_NULL && app_ != MPI_COMM_NULL) {
+    // Restore only our own setting: an application thread may have set its handler since.
+    MPI_Errhandler now = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(app, &now);
+    if (now == MPI_ERRORS_RETURN) PMPI_Comm_set_errhandler(app, saved);
+    if (now != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&now);
+  }
   if (saved != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved);
   if (rc != MPI_SUCCESS) {
     record_failure(rc);

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstdio>
 
+#include "partitioned/channel_pool.hpp"
+
 #include "progress/mpi_errors.hpp"
 #include "progress/mpi_transport.hpp"
 
@@ -25,11 +27,9 @@ bool thread_multiple() {
   return multiple;
 }
 
-// Channels are handed out round-robin: one is reused only after every other one was, so
-// a request freed long ago cannot meet its successor's messages (docs/liboverlap.md).
-std::uint32_t next_channel(std::uint32_t channels) {
-  static std::atomic<std::uint32_t> next{0};
-  return next.fetch_add(1, std::memory_order_relaxed) % channels;
+ChannelPool& channel_pool() {
+  static auto* pool = new ChannelPool;  // never destroyed: requests may outlive statics
+  return *pool;
 }
 
 }  // namespace
@@ -37,7 +37,9 @@ std::uint32_t next_channel(std::uint32_t channels) {
 PartitionedRequest::PartitionedRequest(const RequestArgs& args, progress::ProgressEngine& engine)
     : args_(args), engine_(engine) {}
 
-PartitionedRequest::~PartitionedRequest() = default;
+PartitionedRequest::~PartitionedRequest() {
+  if (owned_channel_) channel_pool().release(*owned_channel_);
+}
 
 std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs& args,
                                                                progress::ProgressEngine& engine,
@@ -61,7 +63,15 @@ std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs
     }
     r->ready_ = std::make_unique<std::atomic<std::uint8_t>[]>(args.partitions);
     r->pending_ = std::make_unique<std::atomic<std::uint32_t>[]>(r->layout_.chunks());
-    r->channel_ = next_channel(args.tags.channels);
+    r->owned_channel_ = channel_pool().acquire(args.tags.channels);
+    if (!r->owned_channel_) {
+      error = "all " + std::to_string(args.tags.channels) +
+              " wire channels are taken by live partitioned send requests (allowed: at most " +
+              std::to_string(args.tags.channels) +
+              " at once in a process with this MPI_TAG_UB; free some first)";
+      return nullptr;
+    }
+    r->channel_ = *r->owned_channel_;
     r->layout_known_.store(true, std::memory_order_release);
   }
   if (args.peer == MPI_PROC_NULL) return r;
@@ -206,7 +216,8 @@ void PartitionedRequest::complete_epoch(int error) {
   std::shared_ptr<progress::ExternalCompletion> epoch = epoch_;
   progress::ExternalCompletion::Status st;
   st.source = args_.side == Side::recv ? args_.peer : MPI_ANY_SOURCE;
-  st.tag = args_.side == Side::recv ? args_.tag : MPI_ANY_TAG;
+  // From MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0 (MPI 4.0 sec. 3.11).
+  st.tag = args_.side == Side::recv && args_.peer != MPI_PROC_NULL ? args_.tag : MPI_ANY_TAG;
   st.bytes = args_.peer == MPI_PROC_NULL || error != MPI_SUCCESS
                  ? 0
                  : static_cast<MPI_Count>(args_.partitions * args_.partition_bytes);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "partitioned/partition_layout.hpp"
@@ -77,6 +78,7 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   RequestArgs args_;
   progress::ProgressEngine& engine_;
   std::uint32_t channel_ = 0;
+  std::optional<std::uint32_t> owned_channel_;  // sender: taken from the process's pool
 
   // Sender: its own layout, known at init. Receiver: the sender's, from the handshake.
   ChunkLayout layout_;

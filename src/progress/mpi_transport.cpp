@@ -43,16 +43,19 @@ void MpiRequestTester::test_some(std::span<RequestSlot> slots, std::vector<std::
   int outcount = 0;
   // Errors on liboverlap's own communicators abort (MPI_ERRORS_ARE_FATAL); a watched
   // request's error is in its status.
-  PMPI_Testsome(static_cast<int>(n), requests.data(), &outcount, indices.data(),
-                statuses != nullptr ? mpi_statuses.data() : MPI_STATUSES_IGNORE);
+  const int rc = PMPI_Testsome(static_cast<int>(n), requests.data(), &outcount, indices.data(),
+                               statuses != nullptr ? mpi_statuses.data() : MPI_STATUSES_IGNORE);
   if (outcount == MPI_UNDEFINED) return;
   for (int k = 0; k < outcount; ++k) {
     const auto i = static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]);
     slots[i] = 0;
     done.push_back(i);
-    if (statuses != nullptr)
-      std::memcpy(statuses[i].bytes, &mpi_statuses[static_cast<std::size_t>(k)],
-                  sizeof(MPI_Status));
+    if (statuses == nullptr) continue;
+    MPI_Status& st = mpi_statuses[static_cast<std::size_t>(k)];
+    // MPI sets MPI_ERROR only when the call returns MPI_ERR_IN_STATUS (MPI 4.0 sec.
+    // 3.7.5); MPICH leaves it alone otherwise, and this vector is reused across passes.
+    if (rc != MPI_ERR_IN_STATUS) st.MPI_ERROR = MPI_SUCCESS;
+    std::memcpy(statuses[i].bytes, &st, sizeof(MPI_Status));
   }
 }
 
