@@ -79,9 +79,18 @@ void recursive_doubling(Schedule& s, const std::byte* send, std::byte* recv, std
     const int partner = me ^ (1 << k);
     const int peer = f.peer(partner);
     const TaskId got = s.recv(tmp, bytes, peer, k + 1, tmp_free);
-    const TaskId gave = s.send(recv, bytes, peer, k + 1, acc);
-    // recv may change only once the partner has the old value.
-    const TaskId reduced = s.reduce(tmp, recv, count, op.peer_first(peer < grp.rank), {got, gave});
+    // Round 0 sends the input itself, at once, rather than after its copy into recv: when
+    // one partner's message starts well before the other's, a TCP transport carries the
+    // two one after the other (the late one's handshake queues behind the early data),
+    // which doubled the time of large allreduces on 2 nodes (issue 10 figures).
+    const bool direct = k == 0 && send != nullptr && !f.folds_in();
+    const TaskId gave =
+        direct ? s.send(send, bytes, peer, k + 1) : s.send(recv, bytes, peer, k + 1, acc);
+    // recv may change only once the partner has the old value (and holds ours).
+    Deps after = direct ? acc : Deps{};
+    after.push_back(got);
+    after.push_back(gave);
+    const TaskId reduced = s.reduce(tmp, recv, count, op.peer_first(peer < grp.rank), after);
     acc = {reduced};
     tmp_free = {reduced};
   }
@@ -100,6 +109,8 @@ void rabenseifner(Schedule& s, const std::byte* send, std::byte* recv, std::size
   Deps acc = fold_in(s, send, recv, count, op, f, back_tag, done);
   if (done) return;
   const int me = f.me();
+  const bool direct = send != nullptr && !f.folds_in();
+  const Deps input_ready = acc;  // recv holds this rank's input after these
   const Partition blocks{count, f.pof2, op.elem_size};
   const Buf tmp = s.scratch(blocks.span(0, f.pof2 / 2));  // the largest half
   Deps tmp_free;
@@ -114,9 +125,12 @@ void rabenseifner(Schedule& s, const std::byte* send, std::byte* recv, std::size
     const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
     const std::size_t keep = blocks.span(keep_lo, keep_hi);
     const TaskId got = s.recv(tmp, keep, peer, k + 1, tmp_free);
-    // The halves are disjoint: the reduction need not wait for the send.
+    // The halves are disjoint: the reduction need not wait for the send. Round 0 sends
+    // from the input itself, at once (see recursive_doubling).
+    const std::size_t give = blocks.span(give_lo, give_hi);
     gave_away[static_cast<std::size_t>(k)] =
-        s.send(Buf(recv) + blocks.offset(give_lo), blocks.span(give_lo, give_hi), peer, k + 1, acc);
+        k == 0 && direct ? s.send(Buf(send) + blocks.offset(give_lo), give, peer, k + 1)
+                         : s.send(Buf(recv) + blocks.offset(give_lo), give, peer, k + 1, acc);
     acc.push_back(got);
     const TaskId reduced = s.reduce(tmp, Buf(recv) + blocks.offset(keep_lo), keep / op.elem_size,
                                     op.peer_first(peer < grp.rank), acc);
@@ -132,8 +146,11 @@ void rabenseifner(Schedule& s, const std::byte* send, std::byte* recv, std::size
     const int peer = f.peer(partner);
     const bool lower = (me & half) == 0;
     const int their_lo = lower ? hi : lo - half, their_hi = lower ? hi + half : lo;
+    // Not before the copy of the input into recv is done, either (round 0 did not wait).
+    Deps free_again = k == 0 && direct ? input_ready : Deps{};
+    free_again.push_back(gave_away[static_cast<std::size_t>(k)]);
     const TaskId got = s.recv(Buf(recv) + blocks.offset(their_lo), blocks.span(their_lo, their_hi),
-                              peer, rounds + 1 + k, {gave_away[static_cast<std::size_t>(k)]});
+                              peer, rounds + 1 + k, free_again);
     s.send(Buf(recv) + blocks.offset(lo), blocks.span(lo, hi), peer, rounds + 1 + k, acc);
     acc.push_back(got);
     lo = lower ? lo : their_lo;

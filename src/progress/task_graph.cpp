@@ -140,8 +140,14 @@ int TaskGraph::start_ready(std::size_t budget) {
     work += post_ready();
     if (local_.empty()) break;
     const TaskId id = local_.front();
+    const std::size_t before = tasks_[id].done;
     const bool finished = run_local(id, budget);
-    if (!finished) break;  // out of budget: continue in the next call
+    if (!finished) {
+      // Out of budget: continue in the next call, which must come soon (a pause of the
+      // shared thread here would hold back everything waiting on this task).
+      if (tasks_[id].done != before) ++work;
+      break;
+    }
     local_.pop_front();
     finish(id);
     ++work;
