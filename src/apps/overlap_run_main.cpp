@@ -100,7 +100,15 @@ int main(int argc, char** argv) {
     return usage_error(std::string(e.what()) + " (see overlap-run --help)");
   }
   std::vector<std::string> command = app.remaining();
-  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (!command.empty() && command.front() == "--") {
+    command.erase(command.begin());
+  } else if (!command.empty() && command.front().starts_with("-")) {
+    // Everything from the first non-option on is the command: a misspelled option ends up
+    // there and would otherwise be reported as a program that cannot be run.
+    return usage_error("'" + command.front() +
+                       "' is not an option of overlap-run (allowed: --progress, --min-size, "
+                       "--defer, --report, --off, --help, --version; the program follows --)");
+  }
   if (command.empty()) {
     return usage_error(
         "no program to run; usage: overlap-run [options] -- PROGRAM [ARGS] "
@@ -118,6 +126,10 @@ int main(int argc, char** argv) {
     if (!report.empty()) {
       overlap::apps::check_output_path(report, "--report");
       settings.report = fs::absolute(report).string();
+    } else if (!settings.report.empty()) {
+      // The environment's path is checked as early: not only at MPI_Finalize, on every rank.
+      overlap::apps::check_output_path(settings.report, "OVERLAP_INTERCEPT_REPORT");
+      settings.report = fs::absolute(settings.report).string();
     }
     shim = find_shim();
   } catch (const overlap::UsageError& e) {

@@ -213,6 +213,8 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   if (!comm.ok || !comp.ok) {
     rec.invalid_reason = !comm.ok ? comm.reason : comp.reason;
     rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
+    rec.null_reasons["cpu"] = "the point is invalid";
+    rec.null_reasons["decomposition"] = "the point is invalid";
     rec.elapsed_s = seconds_since(started);
     return rec;
   }
@@ -238,7 +240,10 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   reduce(its, rec);
   gather_cpu(clock_.comm(), cpu_, mine, rec.cpu, rec.decomposition, rec.null_reasons);
   if (!rec.valid && clock_.rank() == 0) {
+    // An invalid point carries no numbers: not its CPU accounting either.
+    rec.cpu.reset();
     rec.decomposition.reset();
+    rec.null_reasons["cpu"] = "the point is invalid";
     rec.null_reasons["decomposition"] = "the point is invalid";
   }
   rec.elapsed_s = seconds_since(started);

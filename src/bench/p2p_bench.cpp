@@ -25,11 +25,12 @@ namespace {
 
 constexpr int kTag = 7311;
 
-// True when overlap-run's interception core is loaded in this process.
-// (liboverlap-intercept.so, preloaded, exports overlap_intercept_loaded.)
+// True when overlap-run intercepts this process's calls (liboverlap-intercept.so,
+// preloaded, exports overlap_intercept_active). Loaded is not enough: under
+// `overlap-run --off`, or when its engine could not start, nothing is intercepted.
 bool under_overlap_run() {
-  auto* loaded = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "overlap_intercept_loaded"));
-  return loaded != nullptr && loaded() != 0;
+  auto* active = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "overlap_intercept_active"));
+  return active != nullptr && active() != 0;
 }
 
 // The message buffer: whole pages of its own, as a large malloc() would give a program.

@@ -531,6 +531,11 @@ PartConfig parse_part(const OptionValues& v) {
   c.sync_span_s = parse_duration(v.text("--sync-span"), "--sync-span");
   for (long bytes : c.sizes_bytes) {
     for (int parts : c.partitions) {
+      if (bytes < parts)
+        throw UsageError(
+            fmt::format("--sizes {} in {} partitions: at least one byte per partition is needed "
+                        "(allowed: sizes >= the largest --partitions)",
+                        bytes, parts));
       if (bytes / parts > INT_MAX)
         throw UsageError(
             fmt::format("--sizes {} in {} partitions: a partition of more than {} "

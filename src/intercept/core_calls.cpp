@@ -249,8 +249,20 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   Extent re, se;
   std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
                                            source, recvtag, comm, status, re);
+  std::optional<Reason> swhy =
+      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
+  if (rwhy && swhy) {
+    // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
+    rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
+    rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
+    settle_buffer(recvbuf, recvcount, recvtype, true);
+    settle_buffer(sendbuf, sendcount, sendtype, false);
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                         source, recvtag, comm, status);
+  }
   MPI_Request plain[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   MPI_Status plain_status[2];
+  int rc = MPI_SUCCESS;
   std::uint32_t token = 0;
   if (!rwhy) {
     const Started st =
@@ -261,10 +273,8 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   if (rwhy) {
     rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
     settle_buffer(recvbuf, recvcount, recvtype, true);
-    PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
+    rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
   }
-  std::optional<Reason> swhy =
-      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
   if (!swhy) {
     const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
                                   comm, se, false);
@@ -273,11 +283,23 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   if (swhy) {
     rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
     settle_buffer(sendbuf, sendcount, sendtype, false);
-    PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
+    const int sent = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
+    if (rc == MPI_SUCCESS) rc = sent;
   }
-  const int rc = PMPI_Waitall(2, plain, plain_status);
+  const int waited = PMPI_Waitall(2, plain, plain_status);
+  // MPI_Sendrecv returns the failing part's error, never MPI_ERR_IN_STATUS.
+  if (rc == MPI_SUCCESS && waited == MPI_ERR_IN_STATUS)
+    rc = plain_status[0].MPI_ERROR != MPI_SUCCESS ? plain_status[0].MPI_ERROR
+                                                  : plain_status[1].MPI_ERROR;
+  else if (rc == MPI_SUCCESS)
+    rc = waited;
   if (rwhy) {
-    if (status != MPI_STATUS_IGNORE) *status = plain_status[0];
+    if (status != MPI_STATUS_IGNORE) {
+      // A single-completion call leaves MPI_ERROR alone (MPI 4.0 sec. 3.2.5).
+      const int error_field = status->MPI_ERROR;
+      *status = plain_status[0];
+      status->MPI_ERROR = error_field;
+    }
   } else {
     fill_pending_status(status, source, recvtag, token);
   }
@@ -299,6 +321,18 @@ int core_get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* 
   if (real_status(status, real)) return PMPI_Get_elements_x(&real, type, count);
   return PMPI_Get_elements_x(status, type, count);
 }
+#if MPI_VERSION >= 4
+int core_get_count_c(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
+  MPI_Status real;
+  if (real_status(status, real)) return PMPI_Get_count_c(&real, type, count);
+  return PMPI_Get_count_c(status, type, count);
+}
+int core_get_elements_c(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
+  MPI_Status real;
+  if (real_status(status, real)) return PMPI_Get_elements_c(&real, type, count);
+  return PMPI_Get_elements_c(status, type, count);
+}
+#endif
 int core_test_cancelled(const MPI_Status* status, int* flag) {
   MPI_Status real;
   if (real_status(status, real)) return PMPI_Test_cancelled(&real, flag);
@@ -470,6 +504,10 @@ ovx_core make_table() {
   t.MPI_Get_count = core_get_count;
   t.MPI_Get_elements = core_get_elements;
   t.MPI_Get_elements_x = core_get_elements_x;
+#if MPI_VERSION >= 4
+  t.MPI_Get_count_c = core_get_count_c;
+  t.MPI_Get_elements_c = core_get_elements_c;
+#endif
   t.MPI_Test_cancelled = core_test_cancelled;
   t.MPI_Query_thread = core_query_thread;
   t.MPI_Finalize = core_finalize;
@@ -478,6 +516,7 @@ ovx_core make_table() {
   t.poll = core_poll;
   t.settle = core_settle;
   t.settle_free = core_settle_free;
+  t.active = [] { return runtime().active ? 1 : 0; };
   return t;
 }
 

@@ -47,7 +47,9 @@ bool StatusRing::load(std::uint32_t token, MPI_Status& out) const {
   const Entry& e = entries_[token % kSize];
   if (e.token.load(std::memory_order_acquire) != token) return false;
   out = e.status;
-  return e.token.load(std::memory_order_acquire) == token;
+  // Orders the plain reads of the status before the re-check (seqlock).
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return e.token.load(std::memory_order_relaxed) == token;
 }
 
 namespace {
@@ -104,6 +106,16 @@ void finish(Slot& s) {
 void on_request_done(void* arg, const MPI_Status* status) {
   auto* part = static_cast<SlotPart*>(arg);
   Slot& s = *part->slot;
+  if (status->MPI_ERROR != MPI_SUCCESS) {
+    // Deferred only on communicators whose handler is fatal: MPI would have aborted in the
+    // program's blocking call. Abort with its message rather than place partial data.
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int len = 0;
+    PMPI_Error_string(status->MPI_ERROR, text, &len);
+    const std::string what = std::string("a deferred ") + (part->is_recv ? "receive" : "send") +
+                             " failed in MPI: " + std::string(text, static_cast<std::size_t>(len));
+    fatal(what.c_str());
+  }
   if (part->is_recv) {
     s.status = *status;
     int bytes = 0;

@@ -33,8 +33,8 @@ static struct ovx_thread_state* thread_state(void) { return &tls; }
 static void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
 
 /* Resolved on first use; a race only resolves the same pointer twice. */
-#define NEXT(type, name)                                              \
-  static __typeof__(type) next_##name;                                \
+#define NEXT(type, name)               \
+  static __typeof__(type) next_##name; \
   if (__builtin_expect(next_##name == NULL, 0)) next_##name = (type)next_symbol(#name)
 
 static const struct ovx_core* loaded_core(void) {
@@ -195,6 +195,13 @@ static int init_common(int* argc, char*** argv, int required, int* provided, int
  * loaded locally and not visible that way. */
 OVX_EXPORT int overlap_intercept_loaded(void) { return loaded_core() != NULL; }
 
+/* 1 while calls are really intercepted: loaded, initialised, not --off, engine running
+ * (a loaded core can still run "without interception"). */
+OVX_EXPORT int overlap_intercept_active(void) {
+  const struct ovx_core* c = loaded_core();
+  return c != NULL && c->active != NULL && c->active();
+}
+
 OVX_EXPORT int MPI_Init(int* argc, char*** argv) {
   tls.in_mpi++;
   const int rc = init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);
@@ -215,23 +222,23 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
 #define BEFORE_FENCE(c) \
   if (transfers_in_flight()) c->fence()
 
-#define X(kind, name, params, args)                                   \
-  OVX_EXPORT int name params {                                        \
-    struct ovx_thread_state* t = &tls;                                \
-    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);      \
-    const struct ovx_core* c = loaded_core();                         \
-    int rc;                                                           \
-    if (c != NULL && c->name != NULL) {                               \
-      rc = c->name args;                                              \
-    } else {                                                          \
-      if (c != NULL) {                                                \
-        BEFORE_##kind(c);                                             \
-      }                                                               \
-      NEXT(int(*) params, name);                                      \
-      rc = next_##name args;                                          \
-    }                                                                 \
-    t->in_mpi--;                                                      \
-    return rc;                                                        \
+#define X(kind, name, params, args)                              \
+  OVX_EXPORT int name params {                                   \
+    struct ovx_thread_state* t = &tls;                           \
+    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0); \
+    const struct ovx_core* c = loaded_core();                    \
+    int rc;                                                      \
+    if (c != NULL && c->name != NULL) {                          \
+      rc = c->name args;                                         \
+    } else {                                                     \
+      if (c != NULL) {                                           \
+        BEFORE_##kind(c);                                        \
+      }                                                          \
+      NEXT(int(*) params, name);                                 \
+      rc = next_##name args;                                     \
+    }                                                            \
+    t->in_mpi--;                                                 \
+    return rc;                                                   \
   }
 #include "intercept/mpi_functions.def"
 #undef X

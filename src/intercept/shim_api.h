@@ -55,6 +55,8 @@ struct ovx_core {
    * when the memory will be written (or freed), else only no-access pages matter. */
   void (*settle)(const void* addr, size_t len, int write);
   void (*settle_free)(void* pointer); /* before free()/realloc() of a heap block */
+  /* 1 while calls are intercepted (after MPI_Init, not --off, the engine running). */
+  int (*active)(void);
 };
 
 /* Exported by the core. */

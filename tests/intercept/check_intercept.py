@@ -139,6 +139,15 @@ def do_usage(args, tmp):
         lines = p.stderr.strip().splitlines()
         if p.returncode != 2 or len(lines) != 1 or bad not in lines[0]:
             fail(f"{opts}: exit {p.returncode}, stderr {p.stderr!r}; expected one line naming {bad}")
+    p = run([args.run, "--progres", "caller", "--", "true"], env, timeout=60)
+    if p.returncode != 2 or len(p.stderr.strip().splitlines()) != 1 or \
+            "'--progres' is not an option" not in p.stderr:
+        fail(f"a misspelled option: exit {p.returncode}, {p.stderr!r}")
+    p = run([args.run, "--", "true"], dict(env, OVERLAP_INTERCEPT_REPORT="/nonexistent/r.json"),
+            timeout=60)
+    if p.returncode != 2 or "OVERLAP_INTERCEPT_REPORT" not in p.stderr or \
+            "/nonexistent" not in p.stderr:
+        fail(f"a bad OVERLAP_INTERCEPT_REPORT: exit {p.returncode}, {p.stderr!r}")
     p = run([args.run], env, timeout=60)
     if p.returncode != 2 or "no program" not in p.stderr:
         fail(f"no program: exit {p.returncode}, {p.stderr!r}")

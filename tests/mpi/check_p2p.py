@@ -4,7 +4,8 @@ writes (docs/result-format.md): every field the embedded schema names, of its ki
 point per (implementation, size, computation); kept + discarded = iterations asked for;
 the derived numbers recomputed from the stored ones (optimal_s, overlap_ratio,
 ratio_to_optimal, speedup_vs_blocking); under overlap-run the blocking code's points are
-recorded as `overlap-run`, intercepted, with a null speedup and its reason. At least one
+recorded as `overlap-run`, intercepted, with a null speedup and its reason; under
+`overlap-run --off` (loaded, intercepting nothing) they stay `blocking`. At least one
 point must be valid per run: a run without any is retried once, visibly. Never asserts
 timings. Exit codes: 0 pass, 1 fail.
 """
@@ -55,15 +56,18 @@ def check_point(p, blocking, intercepted):
     return True
 
 
-def attempt(args, env, tmp, intercepted):
-    out = os.path.join(tmp, "p2p-run.json" if intercepted else "p2p.json")
-    impls = ["blocking"] if intercepted else ["blocking", "nonblocking"]
+def attempt(args, env, tmp, intercepted, off=False):
+    """off: under `overlap-run --off`, loaded but intercepting nothing: plain points."""
+    out = os.path.join(tmp, "p2p-off.json" if off else "p2p-run.json" if intercepted else "p2p.json")
+    impls = ["blocking"] if intercepted or off else ["blocking", "nonblocking"]
     bench = [args.bench, "p2p", "--sizes", "64KiB,256KiB", "--comp-times", "1ms",
              "--impl", ",".join(impls), "--iterations", str(ITERATIONS), "--warmup", "1",
              "--calibration-runs", "3", "--tolerance", "30%", "--sync-span", "0.2s",
              "--output", out]
     if intercepted:
         bench = [args.run, "--min-size", "4KiB", "--", *bench]
+    elif off:
+        bench = [args.run, "--off", "--", *bench]
     p = run(launcher(args, args.np) + bench, env)
     if p.returncode != 0:
         fail(f"exit code {p.returncode}")
@@ -78,15 +82,15 @@ def attempt(args, env, tmp, intercepted):
     blocking = {q["msg_bytes"]: q["t_iter_s"] for q in doc["points"]
                 if q["impl"] == "blocking" and q["valid"]}
     valid = sum(check_point(q, blocking, intercepted) for q in doc["points"])
-    print(f"{'overlap-run' if intercepted else 'plain'}: {len(doc['points'])} points, "
-          f"{valid} valid")
+    print(f"{'overlap-run --off' if off else 'overlap-run' if intercepted else 'plain'}: "
+          f"{len(doc['points'])} points, {valid} valid")
     return valid
 
 
 def body(args, env, tmp):
-    for intercepted in (False, True):
+    for intercepted, off in ((False, False), (True, False), (False, True)):
         for n in (1, 2):
-            if attempt(args, env, tmp, intercepted):
+            if attempt(args, env, tmp, intercepted, off):
                 break
             if n == 1:
                 print("RETRY: no point calibrated (a loaded machine?); running once more",
