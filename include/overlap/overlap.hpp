@@ -7,6 +7,11 @@
 // mismatches std::invalid_argument.
 #pragma once
 
+#if __cplusplus < 202002L
+#error \
+    "<overlap/overlap.hpp> needs C++20 (std::span): compile with -std=c++20 or later (the CMake package overlap::overlap sets it; the C API <overlap/overlap.h> needs no C++)"
+#endif
+
 // The deprecated MPI C++ bindings would need the MPI C++ library at link time; this
 // header uses the C API only.
 #ifndef OMPI_SKIP_MPICXX

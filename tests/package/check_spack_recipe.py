@@ -31,6 +31,7 @@ SPACK_NAME = {
     "nlohmann_json": "nlohmann-json",
     "fmt": "fmt",
     "GTest": "googletest",
+    "libdw": "elfutils",
 }
 
 
@@ -93,8 +94,10 @@ def cmake_code(paths):
 
 
 def cmake_dependencies(source):
-    text = cmake_code([source / "CMakeLists.txt", source / "tests" / "CMakeLists.txt",
-                       *source.glob("cmake/*.cmake")])
+    # Every CMakeLists of the sources (a folder's own dependency, e.g. src/intercept's
+    # libdw, counts as much as the top level's) and the helper modules.
+    text = cmake_code([*sorted(source.glob("src/**/CMakeLists.txt")), source / "CMakeLists.txt",
+                       source / "tests" / "CMakeLists.txt", *source.glob("cmake/*.cmake")])
     found = set(re.findall(r"find_package\(\s*(\w+)", text))
     modules = re.findall(r"pkg_check_modules\(\s*\w+\s+(?:[A-Z_]+\s+)*([\w-]+)\s*\)", text)
     return found | set(modules)

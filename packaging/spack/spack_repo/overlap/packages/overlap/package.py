@@ -38,6 +38,7 @@ class Overlap(CMakePackage):
     depends_on("cli11")
     depends_on("nlohmann-json@3.10:")
     depends_on("fmt")
+    depends_on("elfutils")  # libdw: overlap-run's report symbolizes code addresses
     depends_on("googletest", type="test")
 
     # overlap-report is Python with matplotlib and numpy.
