@@ -35,7 +35,7 @@ elif [ "${SCALE:-full}" = medium ]; then
   # note of issue 14 while the machine was shared; see README.md there).
   nbc="--op ibcast,ialltoall --comm-times 8ms,32ms --comp-times 8ms,32ms --iterations 10"
   coll="--op bcast,allreduce --sizes 1KiB:1MiB --iterations 30"
-  progress="--op ibcast --sizes 64KiB:1MiB --iterations 7"
+  progress="--op ibcast,iallreduce --sizes 64KiB:1MiB --iterations 7"
   tests="--test-intervals 16KiB,256KiB"
   long=1800 short=900
 else
