@@ -256,14 +256,23 @@ def _p2p_series(run, comp, impl, key):
     return [p["msg_bytes"] for p in pts], pts
 
 
+def _setup(run):
+    """What must match for two runs' round trips to be divided by each other: the MPI
+    library, the number of processes and the hosts."""
+    md = run.metadata
+    return (md.get("mpi_library"), md.get("processes"), tuple(md.get("hosts") or ()))
+
+
 def _blocking_times(runs):
-    """(size, computation) -> t_iter of the plain blocking code, from the first run that
-    measured it (overlap-run's file has none: the figure script runs the bench both ways)."""
+    """(setup, size, computation) -> t_iter of the plain blocking code, from the first run
+    of that setup that measured it (overlap-run's file has none: the figure script runs the
+    bench both ways). Never across MPI libraries or machines."""
     times = {}
     for run in runs:
         for p in run.points:
             if p["impl"] == "blocking" and p.get("valid") and p.get("t_iter_s"):
-                times.setdefault((p["msg_bytes"], p["target_comp_s"]), p["t_iter_s"])
+                times.setdefault((_setup(run), p["msg_bytes"], p["target_comp_s"]),
+                                 p["t_iter_s"])
     return times
 
 
@@ -289,9 +298,10 @@ def p2p_figure(runs, outdir):
                 for p in pts:
                     if p.get("optimal_s"):
                         optimum.setdefault(p["msg_bytes"], p["optimal_s"])
-                sx = [x for x, p in zip(xs, pts) if (x, comp) in blocking]
-                sy = [blocking[(x, comp)] / p["t_iter_s"] for x, p in zip(xs, pts)
-                      if (x, comp) in blocking]
+                setup = _setup(run)
+                sx = [x for x, p in zip(xs, pts) if (setup, x, comp) in blocking]
+                sy = [blocking[(setup, x, comp)] / p["t_iter_s"] for x, p in zip(xs, pts)
+                      if (setup, x, comp) in blocking]
                 if sx:
                     _plot(bottom, k, impl, sx, sy)
         if optimum:

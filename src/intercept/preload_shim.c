@@ -48,7 +48,10 @@ static int transfers_in_flight(void) {
 /* ---- SIGSEGV: the core's handler first, the program's behind it ---------------------- */
 
 static _Atomic int segv_installed;
-static struct sigaction program_segv[2]; /* double buffer: the handler reads without a lock */
+/* Double buffer (0, 1): the handler reads without a lock. Entry 2 stays SIG_DFL: what an
+ * SA_RESETHAND handler leaves behind, switched to from the handler with one store. */
+static struct sigaction program_segv[3];
+#define SEGV_DEFAULT_ENTRY 2
 static _Atomic int program_segv_index;
 static pthread_mutex_t program_segv_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -78,6 +81,9 @@ static void install_segv(void (*handler)(int, siginfo_t*, void*)) {
 /* A fault that is not ours goes where it would have gone without us. */
 static void chain_segv(int sig, siginfo_t* info, void* context) {
   const struct sigaction a = program_segv[atomic_load(&program_segv_index)];
+  /* As the kernel does: a one-shot handler is replaced by the default before it runs, so
+   * a crash handler that returns lets the re-executed instruction end the process. */
+  if (a.sa_flags & SA_RESETHAND) atomic_store(&program_segv_index, SEGV_DEFAULT_ENTRY);
   if (a.sa_flags & SA_SIGINFO) {
     if (a.sa_sigaction != NULL) {
       sigset_t old;
@@ -86,6 +92,8 @@ static void chain_segv(int sig, siginfo_t* info, void* context) {
       pthread_sigmask(SIG_SETMASK, &old, NULL);
       return;
     }
+  } else if (a.sa_handler == SIG_IGN && info != NULL && info->si_code <= 0) {
+    return; /* kill(SIGSEGV) with SIG_IGN: ignored, as without us */
   } else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN) {
     sigset_t old;
     pthread_sigmask(SIG_BLOCK, &a.sa_mask, &old);
@@ -108,8 +116,9 @@ static void record_program_segv(const struct sigaction* act, struct sigaction* o
   const int i = atomic_load(&program_segv_index);
   if (old != NULL) *old = program_segv[i];
   if (act != NULL) {
-    program_segv[1 - i] = *act;
-    atomic_store(&program_segv_index, 1 - i);
+    const int next = i == 0 ? 1 : 0; /* also from SEGV_DEFAULT_ENTRY, which stays as it is */
+    program_segv[next] = *act;
+    atomic_store(&program_segv_index, next);
   }
   pthread_mutex_unlock(&program_segv_lock);
 }

@@ -120,6 +120,7 @@ std::string PartitionedRequest::start(MPI_Request* request) {
     for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
       pending_[c].store(layout_.partitions_in(c), std::memory_order_relaxed);
     chunks_left_.store(layout_.chunks(), std::memory_order_relaxed);
+    epoch_error_.store(MPI_SUCCESS, std::memory_order_relaxed);
     active_.store(true, std::memory_order_release);  // publishes the resets to Pready threads
     return "";
   }
@@ -165,26 +166,35 @@ std::string PartitionedRequest::pready(int partition) {
 
 void PartitionedRequest::post_chunk(std::uint32_t c) {
   if (args_.peer == MPI_PROC_NULL) {
-    chunk_finished(c);
+    chunk_finished(c, MPI_SUCCESS);
     return;
   }
   const auto* data = static_cast<const std::byte*>(args_.buf) + layout_.offset(c);
   MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
   {
     std::unique_lock lock(post_mutex(), std::defer_lock);
     if (!thread_multiple()) lock.lock();
-    PMPI_Isend(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
-               args_.tags.data(channel_, c), args_.comm, &req);
+    rc = PMPI_Isend(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
+                    args_.tags.data(channel_, c), args_.comm, &req);
+  }
+  // Under MPI_ERRORS_RETURN a failed post must end the epoch with its error, not hang it.
+  if (rc != MPI_SUCCESS) {
+    chunk_finished(c, rc);
+    return;
   }
   auto self = shared_from_this();
   engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
-                            [self, c](const progress::RequestStatus&) { self->chunk_finished(c); });
+                            [self, c](const progress::RequestStatus& st) {
+                              self->chunk_finished(c, progress::to_status(st).MPI_ERROR);
+                            });
 }
 
 void PartitionedRequest::prepare_receives_locked() {
   epoch_posted_ = true;
   for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
     arrived_[c].store(0, std::memory_order_relaxed);
+  epoch_error_.store(MPI_SUCCESS, std::memory_order_relaxed);
   chunks_left_.store(layout_.chunks(), std::memory_order_release);
 }
 
@@ -193,22 +203,34 @@ void PartitionedRequest::post_receives() {
   for (std::uint32_t c = 0; c < layout_.chunks(); ++c) {
     auto* data = static_cast<std::byte*>(args_.buf) + layout_.offset(c);
     MPI_Request req = MPI_REQUEST_NULL;
+    int rc = MPI_SUCCESS;
     {
       std::unique_lock lock(post_mutex(), std::defer_lock);
       if (!thread_multiple()) lock.lock();
-      PMPI_Irecv(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
-                 args_.tags.data(channel_, c), args_.comm, &req);
+      rc = PMPI_Irecv(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
+                      args_.tags.data(channel_, c), args_.comm, &req);
+    }
+    if (rc != MPI_SUCCESS) {
+      chunk_finished(c, rc);
+      continue;
     }
     engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
-                              [self, c](const progress::RequestStatus&) {
-                                self->arrived_[c].store(1, std::memory_order_release);
-                                self->chunk_finished(c);
+                              [self, c](const progress::RequestStatus& st) {
+                                const int error = progress::to_status(st).MPI_ERROR;
+                                if (error == MPI_SUCCESS)
+                                  self->arrived_[c].store(1, std::memory_order_release);
+                                self->chunk_finished(c, error);
                               });
   }
 }
 
-void PartitionedRequest::chunk_finished(std::uint32_t) {
-  if (chunks_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) complete_epoch(MPI_SUCCESS);
+void PartitionedRequest::chunk_finished(std::uint32_t, int error) {
+  if (error != MPI_SUCCESS) {
+    int none = MPI_SUCCESS;  // the first error of the epoch is the one reported
+    epoch_error_.compare_exchange_strong(none, error, std::memory_order_acq_rel);
+  }
+  if (chunks_left_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    complete_epoch(epoch_error_.load(std::memory_order_acquire));
 }
 
 void PartitionedRequest::complete_epoch(int error) {

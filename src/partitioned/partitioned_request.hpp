@@ -69,7 +69,7 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
  private:
   std::string post_handshake();
   void post_chunk(std::uint32_t chunk);
-  void chunk_finished(std::uint32_t chunk);
+  void chunk_finished(std::uint32_t chunk, int error);
   void on_handshake(int mpi_error);
   void prepare_receives_locked();  // mu_ held, layout known, epoch active
   void post_receives();
@@ -87,6 +87,7 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   std::unique_ptr<std::atomic<std::uint32_t>[]> pending_;  // sender, per chunk
   std::unique_ptr<std::atomic<std::uint8_t>[]> arrived_;   // receiver, per chunk
   std::atomic<std::uint32_t> chunks_left_{0};
+  std::atomic<int> epoch_error_{MPI_SUCCESS};  // the epoch's first failed chunk's error
   std::atomic<bool> active_{false};
   std::atomic<bool> ever_started_{false};
   std::shared_ptr<progress::ExternalCompletion> epoch_;

@@ -127,8 +127,8 @@ static void free_buffer(struct buffer* b) {
 
 /* ---- random: one case between partners (rank ^ 1) ---------------------------------- */
 static size_t random_size(uint64_t* rnd) {
-  static const size_t sizes[] = {0, 1, 100, 4095, 4096, 4097, 65536, 65537, 100000, 1 << 20,
-                                 (1 << 20) + 17, 3 << 20, 6 << 20};
+  static const size_t sizes[] = {0,     1,      100,     4095,           4096,    4097,   65536,
+                                 65537, 100000, 1 << 20, (1 << 20) + 17, 3 << 20, 6 << 20};
   const size_t n = sizes[next_random(rnd) % (sizeof sizes / sizeof sizes[0])];
   return n > 1000 ? n - next_random(rnd) % 64 : n;
 }
@@ -140,8 +140,8 @@ static void run_case(uint64_t seed, int kase, uint64_t* rnd, MPI_Comm comm, int 
   int kind = (int)(next_random(rnd) % NKINDS);
   if (kind == STACK && n > 60000) kind = HEAP;
   if (kind == GLOBAL && threaded) kind = HEAP;
-  const int op = (int)(next_random(rnd) % 5);       /* send/recv, sendrecv, replace, wildcard, status */
-  const int touch = (int)(next_random(rnd) % 3);    /* at once, late, never (until the check) */
+  const int op = (int)(next_random(rnd) % 5); /* send/recv, sendrecv, replace, wildcard, status */
+  const int touch = (int)(next_random(rnd) % 3); /* at once, late, never (until the check) */
   const int sender_first = rank < partner;
   const int tag = tag_base + kase % 1000;
   unsigned char stack_area[65536 + 4096];
@@ -228,7 +228,8 @@ struct thread_arg {
 static void* thread_main(void* p) {
   struct thread_arg* a = p;
   uint64_t rnd = a->seed * 2654435761u + 7 + (uint64_t)a->id;
-  for (int k = 0; k < a->iterations; k++) run_case(a->seed + (uint64_t)a->id * 1000, k, &rnd, a->comm, 0);
+  for (int k = 0; k < a->iterations; k++)
+    run_case(a->seed + (uint64_t)a->id * 1000, k, &rnd, a->comm, 0);
   return NULL;
 }
 
@@ -310,7 +311,8 @@ static void mode_mpi_touch(void) {
   /* A collective on a buffer whose receive may be in flight, and an Isend from it. */
   for (size_t i = 0; i < n / sizeof(double); i++) d[i] = rank + 1;
   if (rank == 0) MPI_Send(d, (int)(n / sizeof(double)), MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
-  if (rank == 1) MPI_Recv(d, (int)(n / sizeof(double)), MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (rank == 1)
+    MPI_Recv(d, (int)(n / sizeof(double)), MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Allreduce(MPI_IN_PLACE, d, (int)(n / sizeof(double)), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double expect = rank < 2 ? 2.0 * (size >= 2) + (size - 2) * 0 : 0;
   (void)expect;
@@ -373,6 +375,13 @@ static void plain_handler(int sig) {
   siglongjmp(jump, 1);
 }
 
+static int crash_fd = -1;
+static void reset_handler(int sig) { /* a crash handler: reports, then returns */
+  (void)sig;
+  const char c = 'x';
+  if (write(crash_fd, &c, 1) != 1) _exit(3);
+}
+
 static void mode_segv(void) {
   const size_t n = 1 << 20;
   unsigned char* a = malloc(n);
@@ -397,7 +406,8 @@ static void mode_segv(void) {
   if (faults_seen != 1) fail("SA_SIGINFO handler not called once", faults_seen, 1);
   struct sigaction now;
   sigaction(SIGSEGV, NULL, &now);
-  if (now.sa_sigaction != own_handler) fail("sigaction() does not report the program's handler", 0, 0);
+  if (now.sa_sigaction != own_handler)
+    fail("sigaction() does not report the program's handler", 0, 0);
   signal(SIGSEGV, plain_handler);
   if (sigsetjmp(jump, 1) == 0) {
     guard[1] = 1;
@@ -416,7 +426,34 @@ static void mode_segv(void) {
   }
   int status = 0;
   waitpid(child, &status, 0);
-  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV) fail("SIG_DFL: no death by SIGSEGV", status, 0);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+    fail("SIG_DFL: no death by SIGSEGV", status, 0);
+  /* A one-shot (SA_RESETHAND) crash handler that returns: it runs once, then the repeated
+   * fault ends the process by SIGSEGV (before: the handler ran again and again). */
+  int pipefd[2];
+  if (pipe(pipefd) != 0) fail("pipe", errno, 0);
+  const pid_t once = fork();
+  if (once == 0) {
+    close(pipefd[0]);
+    crash_fd = pipefd[1];
+    struct sigaction rh;
+    memset(&rh, 0, sizeof rh);
+    rh.sa_handler = reset_handler;
+    rh.sa_flags = SA_RESETHAND;
+    alarm(20); /* a handler called for ever ends by SIGALRM instead */
+    sigaction(SIGSEGV, &rh, NULL);
+    guard[3] = 1;
+    _exit(0);
+  }
+  close(pipefd[1]);
+  waitpid(once, &status, 0);
+  char calls[64];
+  const ssize_t got = read(pipefd[0], calls, sizeof calls);
+  close(pipefd[0]);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+    fail("SA_RESETHAND: no death by SIGSEGV", status, 0);
+  if (got != 1)
+    fail("SA_RESETHAND: the handler ran a number of times other than once", (int)got, 1);
 #endif
   munmap(guard, 4096);
   free(a);
@@ -458,7 +495,7 @@ static void mode_touchline(void) {
     MPI_Send(a, (int)n, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
   } else if (rank == 1) {
     MPI_Recv(a, (int)n, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* RECV-LINE */
-    const unsigned char first = a[n / 2];                                  /* TOUCH-LINE */
+    const unsigned char first = a[n / 2];                                   /* TOUCH-LINE */
     mix(&first, 1);
     check(a, n, 11, 0, "touchline");
   }
@@ -473,22 +510,34 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (threads && provided < MPI_THREAD_MULTIPLE) fail("MPI_THREAD_MULTIPLE not provided", provided, 0);
+  if (threads && provided < MPI_THREAD_MULTIPLE)
+    fail("MPI_THREAD_MULTIPLE not provided", provided, 0);
   int queried = -1;
   MPI_Query_thread(&queried);
   if (queried != provided) fail("MPI_Query_thread differs from MPI_Init_thread", queried, provided);
   const uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
   const int iterations = argc > 3 ? atoi(argv[3]) : 20;
-  if (rank == 0) printf("mode %s seed %llu iterations %d ranks %d\n", mode, (unsigned long long)seed, iterations, size);
-  if (strcmp(mode, "random") == 0) mode_random(seed, iterations);
-  else if (threads) mode_threads(seed, iterations);
-  else if (strcmp(mode, "order") == 0) mode_order();
-  else if (strcmp(mode, "mpi-touch") == 0) mode_mpi_touch();
-  else if (strcmp(mode, "io") == 0) mode_io();
-  else if (strcmp(mode, "segv") == 0) mode_segv();
-  else if (strcmp(mode, "fork") == 0) mode_fork();
-  else if (strcmp(mode, "touchline") == 0) mode_touchline();
-  else fail("unknown mode", 0, 0);
+  if (rank == 0)
+    printf("mode %s seed %llu iterations %d ranks %d\n", mode, (unsigned long long)seed, iterations,
+           size);
+  if (strcmp(mode, "random") == 0)
+    mode_random(seed, iterations);
+  else if (threads)
+    mode_threads(seed, iterations);
+  else if (strcmp(mode, "order") == 0)
+    mode_order();
+  else if (strcmp(mode, "mpi-touch") == 0)
+    mode_mpi_touch();
+  else if (strcmp(mode, "io") == 0)
+    mode_io();
+  else if (strcmp(mode, "segv") == 0)
+    mode_segv();
+  else if (strcmp(mode, "fork") == 0)
+    mode_fork();
+  else if (strcmp(mode, "touchline") == 0)
+    mode_touchline();
+  else
+    fail("unknown mode", 0, 0);
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d digest %016llx\n", rank, (unsigned long long)digest);
   fflush(stdout);
