@@ -104,7 +104,8 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
  *  - contiguous datatypes only; tags 0..(a limit the error message names, 2^20 - 1 with a
  *    32-bit MPI_TAG_UB); the messages travel on the given communicator in the upper half of
  *    its tag space, so the application's own point-to-point there must use lower tags and
- *    no MPI_ANY_TAG receive from that peer while a partitioned transfer is under way;
+ *    no MPI_ANY_TAG receive or probe from that peer (nor MPI_ANY_SOURCE with MPI_ANY_TAG)
+ *    from the peer's OVX_Psend_init until both sides freed their requests;
  *  - OVX_Pready from several threads at once needs MPI_THREAD_MULTIPLE.
  * A partition leaves as soon as it (with the partitions aggregated with it) is ready: the
  * thread that calls OVX_Pready posts it, and the progress engine moves it on. Aggregation
