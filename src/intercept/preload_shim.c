@@ -80,10 +80,13 @@ static void install_segv(void (*handler)(int, siginfo_t*, void*)) {
 
 /* A fault that is not ours goes where it would have gone without us. */
 static void chain_segv(int sig, siginfo_t* info, void* context) {
-  const struct sigaction a = program_segv[atomic_load(&program_segv_index)];
+  int index = atomic_load(&program_segv_index);
+  const struct sigaction a = program_segv[index];
   /* As the kernel does: a one-shot handler is replaced by the default before it runs, so
-   * a crash handler that returns lets the re-executed instruction end the process. */
-  if (a.sa_flags & SA_RESETHAND) atomic_store(&program_segv_index, SEGV_DEFAULT_ENTRY);
+   * a crash handler that returns lets the re-executed instruction end the process. Only if
+   * no sigaction() of another thread replaced it meanwhile (then that one stands). */
+  if (a.sa_flags & SA_RESETHAND)
+    atomic_compare_exchange_strong(&program_segv_index, &index, SEGV_DEFAULT_ENTRY);
   if (a.sa_flags & SA_SIGINFO) {
     if (a.sa_sigaction != NULL) {
       sigset_t old;

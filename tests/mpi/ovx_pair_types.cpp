@@ -7,7 +7,8 @@
 //    travelled from another rank shows too);
 //  - input buffers end with the last element's data (no trailing padding in memory): a
 //    read past it is caught by ASan, and by the guard of the output otherwise.
-// Blocking and in-place forms; P = 2..4 ranks covers the non-power-of-two algorithms.
+// Every in-place form (at the root for the rooted ones); 3 and 20000 elements per block
+// (latency and bandwidth algorithms); P = 2..4 ranks covers the non-power-of-two ones.
 //
 //   mpiexec -n P ovx-pair-types        prints "PASS pair-types" on rank 0
 #include <overlap/overlap.h>
@@ -27,7 +28,9 @@ namespace {
 using ovx_test::expect;
 int g_rank = 0;
 int g_size = 1;
-constexpr int kCount = 3;  // elements per block
+// Elements per block: a few (latency algorithms), then enough for the bandwidth ones
+// (Rabenseifner, rings, scatter-allgather), set by main.
+int g_count = 3;
 
 template <class V>
 struct PairOf {
@@ -82,13 +85,17 @@ std::size_t data_end(const Layout& l, std::size_t n) {
 unsigned char guard_byte() { return static_cast<unsigned char>(0x50 + g_rank); }
 
 // Values with ties (MAXLOC/MINLOC then pick the smaller index), different on every rank.
+void set_fields(const Layout& l, Buffer& b, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    l.set(b.data() + i * l.extent, static_cast<int>((g_rank * 7 + i * 3) % 5),
+          g_rank * 1000 + static_cast<int>(i));
+}
+
 Buffer filled(const Layout& l, std::size_t n, bool guard_after) {
   Buffer b;
   b.n = n;
   b.bytes.assign(data_end(l, n) + (guard_after ? 16 : 0), guard_byte());
-  for (std::size_t i = 0; i < n; ++i)
-    l.set(b.data() + i * l.extent, static_cast<int>((g_rank * 7 + i * 3) % 5),
-          g_rank * 1000 + static_cast<int>(i));
+  set_fields(l, b, n);
   return b;
 }
 
@@ -146,88 +153,117 @@ void run_all(const Layout& l) {
   const auto P = static_cast<std::size_t>(g_size);
   const MPI_Datatype t = l.type;
   const MPI_Comm w = MPI_COMM_WORLD;
-  Buffer one = filled(l, kCount, false), all = filled(l, kCount * P, false);
+  Buffer one = filled(l, g_count, false), all = filled(l, g_count * P, false);
   unsigned char* s1 = one.data();
   unsigned char* sp = all.data();
 
   // bcast: the root's input ends with its data; every rank's output is compared.
-  Buffer b = g_rank == 0 ? filled(l, kCount, true) : empty(l, kCount);
+  Buffer b = g_rank == 0 ? filled(l, g_count, true) : empty(l, g_count);
   both(
-      l, "bcast", b, kCount,
-      [&](unsigned char* o, MPI_Request* r) { return OVX_Ibcast(o, kCount, t, 0, w, r); },
-      [&](unsigned char* o) { MPI_Bcast(o, kCount, t, 0, w); });
+      l, "bcast", b, g_count,
+      [&](unsigned char* o, MPI_Request* r) { return OVX_Ibcast(o, g_count, t, 0, w, r); },
+      [&](unsigned char* o) { MPI_Bcast(o, g_count, t, 0, w); });
   both(
-      l, "gather", empty(l, kCount * P), g_rank == 0 ? kCount * P : 0,
+      l, "gather", empty(l, g_count * P), g_rank == 0 ? g_count * P : 0,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Igather(s1, kCount, t, o, kCount, t, 0, w, r);
+        return OVX_Igather(s1, g_count, t, o, g_count, t, 0, w, r);
       },
-      [&](unsigned char* o) { MPI_Gather(s1, kCount, t, o, kCount, t, 0, w); });
+      [&](unsigned char* o) { MPI_Gather(s1, g_count, t, o, g_count, t, 0, w); });
   both(
-      l, "scatter", empty(l, kCount), kCount,
+      l, "scatter", empty(l, g_count), g_count,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Iscatter(sp, kCount, t, o, kCount, t, 0, w, r);
+        return OVX_Iscatter(sp, g_count, t, o, g_count, t, 0, w, r);
       },
-      [&](unsigned char* o) { MPI_Scatter(sp, kCount, t, o, kCount, t, 0, w); });
+      [&](unsigned char* o) { MPI_Scatter(sp, g_count, t, o, g_count, t, 0, w); });
   both(
-      l, "allgather", empty(l, kCount * P), kCount * P,
+      l, "allgather", empty(l, g_count * P), g_count * P,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Iallgather(s1, kCount, t, o, kCount, t, w, r);
+        return OVX_Iallgather(s1, g_count, t, o, g_count, t, w, r);
       },
-      [&](unsigned char* o) { MPI_Allgather(s1, kCount, t, o, kCount, t, w); });
+      [&](unsigned char* o) { MPI_Allgather(s1, g_count, t, o, g_count, t, w); });
   both(
-      l, "alltoall", empty(l, kCount * P), kCount * P,
+      l, "alltoall", empty(l, g_count * P), g_count * P,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Ialltoall(sp, kCount, t, o, kCount, t, w, r);
+        return OVX_Ialltoall(sp, g_count, t, o, g_count, t, w, r);
       },
-      [&](unsigned char* o) { MPI_Alltoall(sp, kCount, t, o, kCount, t, w); });
+      [&](unsigned char* o) { MPI_Alltoall(sp, g_count, t, o, g_count, t, w); });
   both(
-      l, "reduce MAXLOC", empty(l, kCount), g_rank == 0 ? kCount : 0,
+      l, "reduce MAXLOC", empty(l, g_count), g_rank == 0 ? g_count : 0,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Ireduce(s1, o, kCount, t, MPI_MAXLOC, 0, w, r);
+        return OVX_Ireduce(s1, o, g_count, t, MPI_MAXLOC, 0, w, r);
       },
-      [&](unsigned char* o) { MPI_Reduce(s1, o, kCount, t, MPI_MAXLOC, 0, w); });
+      [&](unsigned char* o) { MPI_Reduce(s1, o, g_count, t, MPI_MAXLOC, 0, w); });
   both(
-      l, "allreduce MINLOC", empty(l, kCount), kCount,
+      l, "allreduce MINLOC", empty(l, g_count), g_count,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Iallreduce(s1, o, kCount, t, MPI_MINLOC, w, r);
+        return OVX_Iallreduce(s1, o, g_count, t, MPI_MINLOC, w, r);
       },
-      [&](unsigned char* o) { MPI_Allreduce(s1, o, kCount, t, MPI_MINLOC, w); });
+      [&](unsigned char* o) { MPI_Allreduce(s1, o, g_count, t, MPI_MINLOC, w); });
   both(
-      l, "reduce_scatter_block MAXLOC", empty(l, kCount), kCount,
+      l, "reduce_scatter_block MAXLOC", empty(l, g_count), g_count,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Ireduce_scatter_block(sp, o, kCount, t, MPI_MAXLOC, w, r);
+        return OVX_Ireduce_scatter_block(sp, o, g_count, t, MPI_MAXLOC, w, r);
       },
-      [&](unsigned char* o) { MPI_Reduce_scatter_block(sp, o, kCount, t, MPI_MAXLOC, w); });
+      [&](unsigned char* o) { MPI_Reduce_scatter_block(sp, o, g_count, t, MPI_MAXLOC, w); });
 
   // In place: the output also holds the input, with guard bytes in its padding.
   both(
-      l, "allgather in place", filled(l, kCount * P, true), kCount * P,
+      l, "allgather in place", filled(l, g_count * P, true), g_count * P,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Iallgather(MPI_IN_PLACE, 0, t, o, kCount, t, w, r);
+        return OVX_Iallgather(MPI_IN_PLACE, 0, t, o, g_count, t, w, r);
       },
-      [&](unsigned char* o) { MPI_Allgather(MPI_IN_PLACE, 0, t, o, kCount, t, w); });
+      [&](unsigned char* o) { MPI_Allgather(MPI_IN_PLACE, 0, t, o, g_count, t, w); });
   both(
-      l, "alltoall in place", filled(l, kCount * P, true), kCount * P,
+      l, "alltoall in place", filled(l, g_count * P, true), g_count * P,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Ialltoall(MPI_IN_PLACE, 0, t, o, kCount, t, w, r);
+        return OVX_Ialltoall(MPI_IN_PLACE, 0, t, o, g_count, t, w, r);
       },
-      [&](unsigned char* o) { MPI_Alltoall(MPI_IN_PLACE, 0, t, o, kCount, t, w); });
+      [&](unsigned char* o) { MPI_Alltoall(MPI_IN_PLACE, 0, t, o, g_count, t, w); });
   both(
-      l, "allreduce MAXLOC in place", filled(l, kCount, true), kCount,
+      l, "allreduce MAXLOC in place", filled(l, g_count, true), g_count,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Iallreduce(MPI_IN_PLACE, o, kCount, t, MPI_MAXLOC, w, r);
+        return OVX_Iallreduce(MPI_IN_PLACE, o, g_count, t, MPI_MAXLOC, w, r);
       },
-      [&](unsigned char* o) { MPI_Allreduce(MPI_IN_PLACE, o, kCount, t, MPI_MAXLOC, w); });
+      [&](unsigned char* o) { MPI_Allreduce(MPI_IN_PLACE, o, g_count, t, MPI_MAXLOC, w); });
   both(
-      l, "reduce_scatter_block MINLOC in place", filled(l, kCount * P, true), kCount,
+      l, "reduce_scatter_block MINLOC in place", filled(l, g_count * P, true), g_count,
       [&](unsigned char* o, MPI_Request* r) {
-        return OVX_Ireduce_scatter_block(MPI_IN_PLACE, o, kCount, t, MPI_MINLOC, w, r);
+        return OVX_Ireduce_scatter_block(MPI_IN_PLACE, o, g_count, t, MPI_MINLOC, w, r);
       },
       [&](unsigned char* o) {
-        MPI_Reduce_scatter_block(MPI_IN_PLACE, o, kCount, t, MPI_MINLOC, w);
+        MPI_Reduce_scatter_block(MPI_IN_PLACE, o, g_count, t, MPI_MINLOC, w);
+      });
+  // In place at the root of the rooted collectives.
+  const bool root = g_rank == 0;
+  both(
+      l, "reduce MAXLOC in place", root ? filled(l, g_count, true) : empty(l, g_count),
+      root ? g_count : 0,
+      [&](unsigned char* o, MPI_Request* r) {
+        return OVX_Ireduce(root ? MPI_IN_PLACE : s1, o, g_count, t, MPI_MAXLOC, 0, w, r);
+      },
+      [&](unsigned char* o) {
+        MPI_Reduce(root ? MPI_IN_PLACE : s1, o, g_count, t, MPI_MAXLOC, 0, w);
+      });
+  Buffer own_first = empty(l, g_count * P);  // the root's block 0 holds its contribution
+  if (root) set_fields(l, own_first, g_count);
+  both(
+      l, "gather in place", own_first, root ? g_count * P : 0,
+      [&](unsigned char* o, MPI_Request* r) {
+        return OVX_Igather(root ? MPI_IN_PLACE : s1, g_count, t, o, g_count, t, 0, w, r);
+      },
+      [&](unsigned char* o) {
+        MPI_Gather(root ? MPI_IN_PLACE : s1, g_count, t, o, g_count, t, 0, w);
+      });
+  both(
+      l, "scatter in place", empty(l, g_count), root ? 0 : g_count,
+      [&](unsigned char* o, MPI_Request* r) {
+        return OVX_Iscatter(sp, g_count, t, root ? MPI_IN_PLACE : o, g_count, t, 0, w, r);
+      },
+      [&](unsigned char* o) {
+        MPI_Scatter(sp, g_count, t, root ? MPI_IN_PLACE : o, g_count, t, 0, w);
       });
   // The inputs were only read.
-  Buffer one_again = filled(l, kCount, false), all_again = filled(l, kCount * P, false);
+  Buffer one_again = filled(l, g_count, false), all_again = filled(l, g_count * P, false);
   expect(one.bytes == one_again.bytes && all.bytes == all_again.bytes,
          std::string(l.name) + ": an input buffer changed");
 }
@@ -249,7 +285,11 @@ int main(int argc, char** argv) {
     MPI_Type_get_extent(l.type, &lb, &extent);
     expect(static_cast<std::size_t>(extent) == l.extent,
            std::string(l.name) + ": MPI's extent is not the C struct's");
-    if (static_cast<std::size_t>(extent) == l.extent) run_all(l);
+    if (static_cast<std::size_t>(extent) != l.extent) continue;
+    for (int count : {3, 20000}) {
+      g_count = count;
+      run_all(l);
+    }
   }
   const int code = ovx_test::verdict("pair-types");
   MPI_Finalize();
