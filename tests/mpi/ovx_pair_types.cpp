@@ -218,7 +218,12 @@ void run_all(const Layout& l) {
       [&](unsigned char* o, MPI_Request* r) {
         return OVX_Ialltoall(MPI_IN_PLACE, 0, t, o, g_count, t, w, r);
       },
-      [&](unsigned char* o) { MPI_Alltoall(MPI_IN_PLACE, 0, t, o, g_count, t, w); });
+      [&](unsigned char* o) {
+        // MPI's reference from a copy: MPICH 4.0.2's own in-place alltoall fails with
+        // "Message truncated" on MPI_SHORT_INT (sendrecv_replace on a type with a gap).
+        std::vector<unsigned char> copy(o, o + data_end(l, g_count * P));
+        MPI_Alltoall(copy.data(), g_count, t, o, g_count, t, w);
+      });
   both(
       l, "allreduce MAXLOC in place", filled(l, g_count, true), g_count,
       [&](unsigned char* o, MPI_Request* r) {
@@ -287,6 +292,12 @@ int main(int argc, char** argv) {
            std::string(l.name) + ": MPI's extent is not the C struct's");
     if (static_cast<std::size_t>(extent) != l.extent) continue;
     for (int count : {3, 20000}) {
+#if defined(MPICH)
+      // MPICH 4.0.2's own gather (binomial, 4 ranks) and in-place alltoall fail with
+      // "Message truncated" on large pair-type buffers: no reference to compare with. The
+      // algorithms are liboverlap's own on either MPI; Open MPI covers the large case.
+      if (count > 3) continue;
+#endif
       g_count = count;
       run_all(l);
     }
