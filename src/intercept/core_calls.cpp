@@ -306,37 +306,33 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   return rc;
 }
 
-int core_get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+// A status query answered from the real status when `status` marks a deferred receive,
+// else from `status` itself: MPI_Get_count, _elements(_x), their MPI-4 _c forms, and
+// MPI_Test_cancelled are one shape.
+template <auto Query, class... Out>
+int decoded(const MPI_Status* status, Out... out) {
   MPI_Status real;
-  if (real_status(status, real)) return PMPI_Get_count(&real, type, count);
-  return PMPI_Get_count(status, type, count);
+  return Query(real_status(status, real) ? &real : status, out...);
 }
-int core_get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
-  MPI_Status real;
-  if (real_status(status, real)) return PMPI_Get_elements(&real, type, count);
-  return PMPI_Get_elements(status, type, count);
+int core_get_count(const MPI_Status* s, MPI_Datatype t, int* count) {
+  return decoded<PMPI_Get_count>(s, t, count);
 }
-int core_get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
-  MPI_Status real;
-  if (real_status(status, real)) return PMPI_Get_elements_x(&real, type, count);
-  return PMPI_Get_elements_x(status, type, count);
+int core_get_elements(const MPI_Status* s, MPI_Datatype t, int* count) {
+  return decoded<PMPI_Get_elements>(s, t, count);
+}
+int core_get_elements_x(const MPI_Status* s, MPI_Datatype t, MPI_Count* count) {
+  return decoded<PMPI_Get_elements_x>(s, t, count);
 }
 #if MPI_VERSION >= 4
-int core_get_count_c(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
-  MPI_Status real;
-  if (real_status(status, real)) return PMPI_Get_count_c(&real, type, count);
-  return PMPI_Get_count_c(status, type, count);
+int core_get_count_c(const MPI_Status* s, MPI_Datatype t, MPI_Count* count) {
+  return decoded<PMPI_Get_count_c>(s, t, count);
 }
-int core_get_elements_c(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
-  MPI_Status real;
-  if (real_status(status, real)) return PMPI_Get_elements_c(&real, type, count);
-  return PMPI_Get_elements_c(status, type, count);
+int core_get_elements_c(const MPI_Status* s, MPI_Datatype t, MPI_Count* count) {
+  return decoded<PMPI_Get_elements_c>(s, t, count);
 }
 #endif
-int core_test_cancelled(const MPI_Status* status, int* flag) {
-  MPI_Status real;
-  if (real_status(status, real)) return PMPI_Test_cancelled(&real, flag);
-  return PMPI_Test_cancelled(status, flag);
+int core_test_cancelled(const MPI_Status* s, int* flag) {
+  return decoded<PMPI_Test_cancelled>(s, flag);
 }
 
 int core_query_thread(int* provided) {
