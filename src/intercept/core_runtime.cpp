@@ -65,11 +65,13 @@ void futex_wake_all(std::atomic<int>& word) {
           0);
 }
 
+// Called with protect_mutex held.
 void apply_changes(const std::vector<ProtectionChange>& changes, bool& ok) {
   ok = true;
   for (const ProtectionChange& c : changes) {
     // The raw system call: the program's mprotect() is interposed (and would settle).
     if (syscall(SYS_mprotect, c.lo, c.hi - c.lo, c.prot) != 0) ok = false;
+    ++runtime().protection_changes;
   }
 }
 
@@ -171,6 +173,15 @@ void unprotect(std::uintptr_t lo, std::uintptr_t hi, bool no_access) {
   bool ok = false;
   apply_changes(rt.protections.remove(lo, hi, no_access ? Guard::no_access : Guard::read_only), ok);
   if (!ok) fatal("mprotect() failed to lift a protection");
+}
+
+bool protected_by_us(std::uintptr_t address, std::uint64_t& changes) {
+  Runtime& rt = runtime();
+  // The fault handler calls this: the faulting thread never holds the lock (no code under
+  // it touches the program's memory), so the lock only waits for another thread's change.
+  std::lock_guard<std::mutex> lock(rt.protect_mutex);
+  changes = rt.protection_changes;
+  return rt.protections.protection_at(address) != (PROT_READ | PROT_WRITE);
 }
 
 void reap() {

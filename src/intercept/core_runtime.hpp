@@ -57,6 +57,7 @@ struct Runtime {
   TransferTable table;
   std::mutex protect_mutex;
   ProtectionMap protections;
+  std::uint64_t protection_changes = 0;  // mprotect() calls made, under protect_mutex
   std::mutex regions_mutex;
   MemoryRegions regions;
   CallSites sites;
@@ -81,6 +82,9 @@ void reap();
 // nothing changed).
 bool protect(std::uintptr_t lo, std::uintptr_t hi, bool no_access);
 void unprotect(std::uintptr_t lo, std::uintptr_t hi, bool no_access);
+// Whether a protection of ours covers `address` now (then a transfer owns it, perhaps not
+// yet published), and how many protection changes had been made (all of them complete).
+bool protected_by_us(std::uintptr_t address, std::uint64_t& changes);
 
 // Completion callback for the progress driver (arg: a SlotPart).
 void on_request_done(void* arg, const MPI_Status* status);

@@ -1,5 +1,6 @@
 #include "intercept/fault_handler.hpp"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <ucontext.h>
@@ -47,14 +48,20 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   Slot* s = rt.table.hold_covering(address);
   if (s == nullptr) {
-    // Either not ours, or the transfer completed between the fault and now (its pages are
-    // accessible again). Let the instruction run once more; a second fault at the same
-    // address with still no transfer covering it goes to the program's handler.
-    if (thread->retry_addr != address) {
-      thread->retry_addr = address;
-    } else {
+    std::uint64_t changes = 0;
+    if (protected_by_us(address, changes)) {
+      // Another thread protected the page and has not yet published its transfer (it does
+      // right after posting it): run the instruction again until it has.
+      sched_yield();
+    } else if (thread->retry_addr == address && thread->retry_generation == changes) {
+      // Faulted here before, and no protection of ours has changed since: not ours.
       thread->retry_addr = 0;
       rt.shim->chain_segv(sig, info, context);
+    } else {
+      // Our protection was lifted between the fault and now (the transfer completed): the
+      // instruction will run. Should it fault again with nothing changed, it is not ours.
+      thread->retry_addr = address;
+      thread->retry_generation = changes;
     }
     errno = saved_errno;
     return;

@@ -20,13 +20,16 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 1
+#define OVX_SHIM_ABI 2
 
 /* Per thread, owned by the shim. */
 struct ovx_thread_state {
   int in_mpi;           /* depth of interposed MPI calls on this thread */
   const void* site;     /* return address of the outermost one (the program's call site) */
-  uintptr_t retry_addr; /* a fault address the handler let retry once (see core) */
+  /* A fault the handler let retry (see core): its address, and the count of protection
+   * changes made by then. */
+  uintptr_t retry_addr;
+  uint64_t retry_generation;
 };
 
 struct ovx_shim {
