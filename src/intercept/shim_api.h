@@ -24,8 +24,8 @@ extern "C" {
 
 /* Per thread, owned by the shim. */
 struct ovx_thread_state {
-  int in_mpi;           /* depth of interposed MPI calls on this thread */
-  const void* site;     /* return address of the outermost one (the program's call site) */
+  int in_mpi;       /* depth of interposed MPI calls on this thread */
+  const void* site; /* return address of the outermost one (the program's call site) */
   /* A fault the handler let retry (see core): its address, and the count of protection
    * changes made by then. */
   uintptr_t retry_addr;
