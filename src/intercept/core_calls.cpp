@@ -474,12 +474,14 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
 
 int core_finalize() {
   Runtime& rt = runtime();
-  if (!rt.active) return PMPI_Finalize();
-  settle_all();
-  reap();
-  write_run_report(rt);
-  rt.progress.reset();  // our use of the engine ends; MPI_Finalize stops it
-  rt.active = false;
+  if (rt.active) {
+    settle_all();
+    reap();
+    write_run_report(rt);
+    rt.progress.reset();  // our use of the engine ends
+    rt.active = false;
+  }
+  ProgressDriver::before_mpi_finalize();
   return PMPI_Finalize();
 }
 

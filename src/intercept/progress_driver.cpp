@@ -38,6 +38,8 @@ std::unique_ptr<ProgressDriver> ProgressDriver::acquire(Policy policy, std::stri
 
 ProgressDriver::~ProgressDriver() { ovx_private_release(); }
 
+void ProgressDriver::before_mpi_finalize() { ovx_private_before_finalize(); }
+
 bool ProgressDriver::watch(MPI_Request request, DoneCallback done, void* arg) const {
   return ovx_private_watch(request, done, arg) == MPI_SUCCESS;
 }

@@ -39,6 +39,9 @@ class ProgressDriver {
   // Joins (or starts) the engine with `policy`; nullptr and one line in `error` when the
   // engine cannot run here (e.g. the thread level MPI gave, or a policy already chosen).
   static std::unique_ptr<ProgressDriver> acquire(Policy policy, std::string& error);
+  // liboverlap's part of MPI_Finalize (stops the engine for good, whoever uses it): our
+  // MPI_Finalize calls PMPI_Finalize, which would not reach liboverlap's MPI_Finalize.
+  static void before_mpi_finalize();
 
  private:
   explicit ProgressDriver(Policy policy) : policy_(policy) {}

@@ -23,11 +23,12 @@ constexpr std::chrono::milliseconds kFinalizeGrace{2000};
 
 struct Runtime {
   std::mutex mu;
-  ProgressEngine engine;                              // the one engine; outlives every request
-  std::unique_ptr<MpiProgressHook> hook;              // guarded by mu
-  int uses = 0;                                       // guarded by mu
-  bool started = false;                               // guarded by mu
-  int self_keyval = MPI_KEYVAL_INVALID;               // guarded by mu
+  ProgressEngine engine;                  // the one engine; outlives every request
+  std::unique_ptr<MpiProgressHook> hook;  // guarded by mu
+  int uses = 0;                           // guarded by mu
+  bool started = false;                   // guarded by mu
+  bool finalized = false;                 // liboverlap's part of MPI_Finalize ran; guarded by mu
+  int self_keyval = MPI_KEYVAL_INVALID;   // guarded by mu
   std::vector<std::function<void()>> finalize_hooks;  // guarded by mu
   std::atomic<ProgressEngine*> running{nullptr};
   std::atomic<bool> draining{false};  // no users left, work still in flight
@@ -76,14 +77,17 @@ void maybe_stop_locked(Runtime& r) {
   }
 }
 
-// MPI_Finalize deletes the attributes of MPI_COMM_SELF first, with MPI still fully usable.
-int on_mpi_finalize(MPI_Comm, int, void*, void*) {
+// liboverlap's part of MPI_Finalize, once: with the engine's thread joined before MPI
+// starts tearing down, no thread of ours is inside MPI while it does.
+void finalize_engine() {
   Runtime& r = rt();
   r.finalizing.store(true);
   std::lock_guard lock(r.mu);
+  if (r.finalized) return;
+  r.finalized = true;
   if (!r.started) {
     for (auto& h : r.finalize_hooks) h();
-    return MPI_SUCCESS;
+    return;
   }
   r.running.store(nullptr, std::memory_order_release);
   r.hook.reset();
@@ -102,6 +106,14 @@ int on_mpi_finalize(MPI_Comm, int, void*, void*) {
   sweep();
   stop_locked(r);
   for (auto& h : r.finalize_hooks) h();
+}
+
+// The fallback when liboverlap's MPI_Finalize was not the one called (a tool of the
+// program's own interposes it and calls PMPI_Finalize): MPI deletes MPI_COMM_SELF's
+// attributes first thing in MPI_Finalize, with MPI still usable. Too late on MPICH, which
+// has already stopped locking by then (mpi_finalize.cpp).
+int on_mpi_finalize(MPI_Comm, int, void*, void*) {
+  finalize_engine();
   return MPI_SUCCESS;
 }
 
@@ -224,6 +236,7 @@ EngineUse acquire_engine(std::optional<ProgressPolicy> requested) {
   Runtime& r = rt();
   std::lock_guard lock(r.mu);
   if (std::string e = mpi_state_error(); !e.empty()) return {nullptr, e};
+  if (r.finalized) return {nullptr, "liboverlap was stopped by MPI_Finalize"};
   prepare_error_codes();
   if (r.started && r.uses == 0 && requested && *requested != r.engine.policy()) {
     // Draining what users left before OVX_Finalize: restart with the policy asked for now;
@@ -288,6 +301,14 @@ void add_finalize_hook(std::function<void()> hook) {
 }
 
 bool mpi_finalizing() { return rt().finalizing.load(); }
+
+void before_mpi_finalize() {
+  if (in_forked_child()) return;
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized) finalize_engine();
+}
 
 std::string progress_mechanism() {
   Runtime& r = rt();

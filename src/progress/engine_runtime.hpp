@@ -11,10 +11,11 @@
 //  - Stopping it (no user, nothing in flight) joins its thread and unhooks it from MPI;
 //    what the layers built with MPI (communicator duplicates) stays for a restart: a
 //    restart on one rank only must find the same communicators the others still use.
-//  - MPI_Finalize stops it for good (an attribute on MPI_COMM_SELF, whose delete
-//    callback MPI runs first thing in MPI_Finalize, with MPI still usable). Work still in
-//    flight then is erroneous: it is abandoned (receives cancelled, requests completed
-//    with an error) and memory MPI might still use is never freed.
+//  - MPI_Finalize stops it for good: liboverlap's MPI_Finalize (mpi_finalize.cpp) before
+//    calling PMPI_Finalize, else an attribute on MPI_COMM_SELF, whose delete callback MPI
+//    runs first thing in MPI_Finalize. Work still in flight then is erroneous: it is
+//    abandoned (receives cancelled, requests completed with an error) and memory MPI might
+//    still use is never freed.
 //  - The engine object itself is never destroyed, so no request, hook or racing thread
 //    can reach freed memory, and no static destructor joins a thread (a child created by
 //    fork() has none: liboverlap refuses to run there).
@@ -62,6 +63,10 @@ void add_finalize_hook(std::function<void()> hook);
 // True from the start of liboverlap's part of MPI_Finalize on: attribute callbacks MPI
 // runs during MPI_Finalize must not wait for anything.
 bool mpi_finalizing();
+// liboverlap's part of MPI_Finalize, made before PMPI_Finalize: stops the engine for good
+// and runs the finalize hooks. Does nothing when MPI is not initialised or already
+// finalized, and the second time.
+void before_mpi_finalize();
 
 // How MPI calls reach the engine in this process (for diagnostics).
 std::string progress_mechanism();

@@ -65,6 +65,8 @@ void ovx_private_release(void) {
   safe_point();
 }
 
+void ovx_private_before_finalize(void) { before_mpi_finalize(); }
+
 int ovx_private_progress(void) {
   ProgressEngine* e = running_engine();
   return e == nullptr ? 0 : e->progress();

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define OVX_PRIVATE_ABI_VERSION 1
+#define OVX_PRIVATE_ABI_VERSION 2
 
 /* The ABI version this liboverlap.so implements (compare with OVX_PRIVATE_ABI_VERSION). */
 int ovx_private_abi_version(void);
@@ -39,6 +39,10 @@ int ovx_private_progress(void);
  * Needs a use (ovx_private_acquire). Returns MPI_SUCCESS or MPI_ERR_OTHER. */
 int ovx_private_watch(MPI_Request request, void (*done)(void* arg, const MPI_Status* status),
                       void* arg);
+
+/* liboverlap's part of MPI_Finalize (stops the engine for good); call it right before
+ * PMPI_Finalize from a library whose MPI_Finalize does not reach liboverlap's. */
+void ovx_private_before_finalize(void);
 
 /* Collectives and watched requests in flight. */
 size_t ovx_private_in_flight(void);

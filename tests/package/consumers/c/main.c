@@ -1,11 +1,15 @@
 /* A C application using the installed C API: liboverlap's allreduce and broadcast are
  * checked against MPI's own, a partitioned ring exchange (8 send partitions against 4
  * receive partitions, two epochs, partitions readied in reverse order) delivers what was
- * sent, and rank 0 prints "consumer ok P". Built two ways: CMake's find_package(Overlap)
+ * sent, the program's MPI_Finalize is liboverlap's (the link order the package gives), and
+ * rank 0 prints "consumer ok P". Built two ways: CMake's find_package(Overlap)
  * (CMakeLists.txt) and pkg-config (Makefile). */
+#define _GNU_SOURCE /* RTLD_DEFAULT, dladdr */
 #include <overlap/overlap.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { N = 4096 };
 
@@ -39,6 +43,19 @@ static int partitioned_ring(int rank, int size) {
   return ok;
 }
 
+/* liboverlap's MPI_Finalize stops its progress thread before MPI tears down; it is only
+ * the one called when liboverlap comes before the MPI library in the link order. */
+static int finalize_is_liboverlaps(void) {
+  Dl_info info;
+  void* f = dlsym(RTLD_DEFAULT, "MPI_Finalize");
+  if (f != NULL && dladdr(f, &info) != 0 && info.dli_fname != NULL &&
+      strstr(info.dli_fname, "liboverlap") != NULL)
+    return 1;
+  fprintf(stderr, "MPI_Finalize resolves to %s, not liboverlap\n",
+          f != NULL && dladdr(f, &info) != 0 ? info.dli_fname : "nothing");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int provided = 0, rank = 0, size = 0, ok = 1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -61,6 +78,7 @@ int main(int argc, char** argv) {
     if (ours[i] != theirs[i] || data[i] != i) ok = 0;
   }
   if (!partitioned_ring(rank, size)) ok = 0;
+  if (!finalize_is_liboverlaps()) ok = 0;
   OVX_Finalize();
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0) printf(ok ? "consumer ok %d\n" : "consumer WRONG %d\n", size);

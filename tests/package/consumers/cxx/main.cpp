@@ -1,13 +1,31 @@
 // A C++ application that includes <mpi.h> itself, first (with Open MPI that pulls MPI's
 // C++ bindings into this translation unit, which then need libmpi_cxx at link time), and
-// uses both installed headers. It checks liboverlap's results against MPI's own and
-// prints "consumer ok P" on rank 0.
+// uses both installed headers. It checks liboverlap's results against MPI's own and that
+// the program's MPI_Finalize is liboverlap's, and prints "consumer ok P" on rank 0.
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <overlap/overlap.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
+
+namespace {
+
+// liboverlap's MPI_Finalize stops its progress thread before MPI tears down; it is only
+// the one called when liboverlap comes before the MPI library in the link order.
+bool finalize_is_liboverlaps() {
+  Dl_info info{};
+  void* f = dlsym(RTLD_DEFAULT, "MPI_Finalize");
+  const bool found = f != nullptr && dladdr(f, &info) != 0 && info.dli_fname != nullptr;
+  if (found && std::strstr(info.dli_fname, "liboverlap") != nullptr) return true;
+  std::fprintf(stderr, "MPI_Finalize resolves to %s, not liboverlap\n",
+               found ? info.dli_fname : "nothing");
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int provided = 0;
@@ -31,6 +49,7 @@ int main(int argc, char** argv) {
     for (int v : data) ok = ok && v == 7;
     ok = ok && session.policy() == overlap::Progress::shared;
   }
+  ok = ok && finalize_is_liboverlaps();
   int all = ok ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0) std::printf(all ? "consumer ok %d\n" : "consumer WRONG %d\n", size);
