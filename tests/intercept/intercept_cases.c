@@ -319,6 +319,25 @@ static void mode_mpi_touch(void) {
   double first = d[0], last = d[n / sizeof(double) - 1];
   mix(&first, sizeof first);
   mix(&last, sizeof last);
+  /* A neighbourhood collective and external packing read a buffer whose receive may be in
+   * flight (calls overlap-run fences; MPICH would hold its lock while faulting on it). */
+  const int peer = 1 - rank, degree = rank < 2 && size >= 2 ? 1 : 0;
+  const int count = (int)(n / sizeof(double)), zero = 0;
+  MPI_Comm pair;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, &peer, MPI_UNWEIGHTED, degree, &peer,
+                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &pair);
+  if (rank == 0) MPI_Send(d, count, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD);
+  if (rank == 1) MPI_Recv(d, count, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Neighbor_alltoallv(d, &count, &zero, MPI_DOUBLE, b, &count, &zero, MPI_DOUBLE, pair);
+  if (degree == 1) mix(b, n);
+  MPI_Comm_free(&pair);
+  if (rank == 0) MPI_Send(d, count, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Recv(d, count, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Aint position = 0;
+    MPI_Pack_external("external32", d, count, MPI_DOUBLE, a, (MPI_Aint)n, &position);
+    mix(a, n);
+  }
   free(a);
   free(b);
   free(d);
