@@ -2,11 +2,13 @@
 // table the shim calls through, and MPI_Init/MPI_Finalize.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "base/usage_error.hpp"
@@ -355,11 +357,34 @@ void core_settle(const void* addr, std::size_t len, int write) {
   settle(lo, lo + len, write != 0);
 }
 // free()/realloc() read the block's header and may write or unmap the whole block.
+bool defined_in(void* symbol, const char* library) {
+  Dl_info info{};
+  return symbol != nullptr && dladdr(symbol, &info) != 0 && info.dli_fname != nullptr &&
+         std::strstr(info.dli_fname, library) != nullptr;
+}
+
+// Whether the program's heap is glibc's, so block headers can be read as glibc's: the
+// free() the program calls is the shim's or libc's own, and the one behind the shim is
+// libc's (not jemalloc's or tcmalloc's). A sanitizer's comes before both.
+bool free_is_glibcs(const ovx_shim& shim) {
+  if (dlsym(RTLD_DEFAULT, "__asan_init") != nullptr) return false;
+  if (dlsym(RTLD_DEFAULT, "__tsan_init") != nullptr) return false;
+  void* first = dlsym(RTLD_DEFAULT, "free");
+  const bool first_ok = defined_in(first, "liboverlap-intercept") || defined_in(first, "libc.so");
+  return first_ok && defined_in(shim.next("free"), "libc.so");
+}
+
 void core_settle_free(void* pointer) {
   Runtime& rt = runtime();
   if (!rt.active) return;
   const auto p = reinterpret_cast<std::uintptr_t>(pointer);
   if (p < 16) return;
+  if (!rt.glibc_heap) {
+    // Another allocator (jemalloc, tcmalloc, a sanitizer's): its block headers are not
+    // glibc's, but each of them tells the block's usable size.
+    settle(p, p + std::max<std::size_t>(malloc_usable_size(pointer), 1), true);
+    return;
+  }
   settle(p - 16, p, true);  // the header's page first: it may be a receive's first page
   const auto size_field = read_own_word(p - 8);
   const std::uint64_t size = size_field ? (*size_field & ~std::uint64_t{7}) : 0;
@@ -442,8 +467,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
     return MPI_SUCCESS;
   }
   rt.pid = static_cast<int>(getpid());
-  rt.glibc_heap = dlsym(RTLD_DEFAULT, "__asan_init") == nullptr &&
-                  dlsym(RTLD_DEFAULT, "__tsan_init") == nullptr;
+  rt.glibc_heap = free_is_glibcs(*rt.shim);
   std::string engine_error;
   rt.progress = ProgressDriver::acquire(rt.policy, engine_error);
   if (!rt.progress && rt.policy != Policy::caller) {

@@ -262,10 +262,25 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
  * read user memory settle no-access pages only; MPI's own socket writes from a send
  * buffer in flight must never wait for that very send. */
 
+/* liboverlap's progress thread calls MPI directly (not through these wrappers): all its
+ * libc calls come from inside MPI. Known by its name, which it sets first thing (a new
+ * thread inherits its creator's name, and no program thread is named so). */
+static int on_engine_thread(void) {
+  if (tls.kind == 0) {
+    char name[16] = "";
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    tls.kind = strncmp(name, OVX_ENGINE_THREAD_NAME, sizeof name) == 0 ? 2 : 1;
+  }
+  return tls.kind == 2;
+}
+
 /* Inside an interposed MPI call the core has settled the call's buffers already, and
  * MPI's own I/O (sockets, shared memory) is on its own memory: no check, no wait (a wait
- * there could re-enter MPI). The same holds for the progress thread. */
-static int should_settle(void) { return tls.in_mpi == 0 && transfers_in_flight(); }
+ * there could re-enter MPI). The same holds for the progress thread, which would wait
+ * for transfers only it completes. */
+static int should_settle(void) {
+  return tls.in_mpi == 0 && transfers_in_flight() && !on_engine_thread();
+}
 
 static void settle(const void* addr, size_t len, int write) {
   if (len == 0 || !should_settle()) return;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "intercept/settings.hpp"
+#include "intercept/shim_api.h"
 
 namespace overlap::intercept {
 
@@ -50,6 +51,6 @@ class ProgressDriver {
 
 // The engine's progress thread is named like this (progress/progress_thread.cpp); the
 // fault handler never waits on it.
-inline constexpr char kEngineThreadName[] = "ovx-progress";
+inline constexpr char kEngineThreadName[] = OVX_ENGINE_THREAD_NAME;
 
 }  // namespace overlap::intercept

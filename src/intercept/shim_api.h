@@ -22,6 +22,9 @@ extern "C" {
 
 #define OVX_SHIM_ABI 2
 
+/* The name liboverlap gives its progress (and rescue) thread. */
+#define OVX_ENGINE_THREAD_NAME "ovx-progress"
+
 /* Per thread, owned by the shim. */
 struct ovx_thread_state {
   int in_mpi;       /* depth of interposed MPI calls on this thread */
@@ -30,6 +33,7 @@ struct ovx_thread_state {
    * changes made by then. */
   uintptr_t retry_addr;
   uint64_t retry_generation;
+  int kind; /* 0 not known yet, 1 a program's thread, 2 liboverlap's progress thread */
 };
 
 struct ovx_shim {
