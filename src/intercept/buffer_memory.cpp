@@ -76,8 +76,17 @@ MemoryKind classify(const std::vector<Region>& regions, std::uintptr_t lo, std::
   return at >= hi ? MemoryKind::private_writable : MemoryKind::unmapped;
 }
 
+bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi) {
+  auto it = std::upper_bound(regions.begin(), regions.end(), lo,
+                             [](std::uintptr_t a, const Region& r) { return a < r.lo; });
+  if (it == regions.begin()) return false;
+  --it;
+  return it->lo <= lo && hi <= it->hi && it->name.empty() && !it->shared && it->readable &&
+         it->writable;
+}
+
 Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, bool slack_ok,
-                     const WordReader& read_word) {
+                     const WordReader& read_word, const MappingCheck& anonymous) {
   Edges e;
   e.head_owned = lo % page == 0;
   e.tail_owned = hi % page == 0;
@@ -96,6 +105,7 @@ Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, boo
   const std::uintptr_t base = lo - 16 - *lead;
   const std::uint64_t mapped = *lead + size;
   if (base % page != 0 || mapped % page != 0 || size < 32 || base + mapped < hi) return e;
+  if (!anonymous(base, base + mapped)) return e;
   e.head_owned = true;
   if (!e.tail_owned) e.tail_owned = slack_ok;
   return e;
@@ -108,6 +118,12 @@ MemoryKind MemoryRegions::classify(std::uintptr_t lo, std::uintptr_t hi) {
     k = intercept::classify(regions_, lo, hi);
   }
   return k;
+}
+
+bool MemoryRegions::anonymous_private(std::uintptr_t lo, std::uintptr_t hi) {
+  if (intercept::anonymous_private(regions_, lo, hi)) return true;
+  refresh();
+  return intercept::anonymous_private(regions_, lo, hi);
 }
 
 void MemoryRegions::refresh() {

@@ -34,8 +34,14 @@ std::string_view memory_kind_name(MemoryKind k);
 // readable, writable, private mappings other than [stack].
 MemoryKind classify(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
 
+// Whether [lo, hi) lies inside one private, writable, anonymous mapping of `regions`
+// (sorted), as a block glibc took from mmap() does.
+bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
+
 // Reads 8 bytes at an address without faulting (nullopt when not readable).
 using WordReader = std::function<std::optional<std::uint64_t>(std::uintptr_t)>;
+// Whether [lo, hi) lies inside one private, writable, anonymous mapping.
+using MappingCheck = std::function<bool(std::uintptr_t, std::uintptr_t)>;
 
 struct Edges {
   bool head_owned = false;  // the first page holds nothing another party may touch
@@ -44,14 +50,17 @@ struct Edges {
 
 // For the data [lo, hi): `slack_ok` = the program is not MPI_THREAD_MULTIPLE (another
 // thread touching a block's slack beyond the message could otherwise wait on a transfer
-// whose completion depends on that thread).
+// whose completion depends on that thread). A glibc header read before `lo` counts only
+// when the block it describes is in an anonymous mapping (`anonymous`): program data
+// inside another block that happens to look like a header mostly is not.
 Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, bool slack_ok,
-                     const WordReader& read_word);
+                     const WordReader& read_word, const MappingCheck& anonymous);
 
 // /proc/self/maps, re-read when a buffer is not inside the snapshot's mappings.
 class MemoryRegions {
  public:
   MemoryKind classify(std::uintptr_t lo, std::uintptr_t hi);
+  bool anonymous_private(std::uintptr_t lo, std::uintptr_t hi);
 
  private:
   void refresh();

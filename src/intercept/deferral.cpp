@@ -99,8 +99,18 @@ std::optional<std::uint64_t> heap_word(std::uintptr_t address) {
   return read_own_word(address);
 }
 
+bool anonymous_mapping(std::uintptr_t lo, std::uintptr_t hi) {
+  Runtime& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.regions_mutex);
+  return rt.regions.anonymous_private(lo, hi);
+}
+
+Edges edges_of(const Extent& e) {
+  return classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word, anonymous_mapping);
+}
+
 std::optional<Reason> receive_pages(const Extent& e) {
-  const Edges edges = classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word);
+  const Edges edges = edges_of(e);
   if (!edges.head_owned) return Reason::shares_first_page;
   if (!edges.tail_owned) return Reason::shares_last_page;
   return std::nullopt;
@@ -157,7 +167,7 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   Slot* s = reserve_slot(call);
   if (s == nullptr) return {nullptr, Reason::too_many};
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
-  const Edges edges = classify_edges(e.lo, e.hi, rt.page, slack_ok(), heap_word);
+  const Edges edges = edges_of(e);
   const void* from = buf;
   bool in_place = false;
   if (edges.head_owned && edges.tail_owned) {

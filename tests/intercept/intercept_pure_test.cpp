@@ -147,39 +147,63 @@ struct FakeHeap {
 };
 
 TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
+  const MappingCheck anywhere = [](std::uintptr_t, std::uintptr_t) { return true; };
   FakeHeap heap;
   const std::uintptr_t base = 100 * P;
   heap.words[base] = 0;                 // lead
   heap.words[base + 8] = 64 * P | 0x2;  // size | IS_MMAPPED
   const std::uintptr_t data = base + 16;
   // The whole block: both ends owned; the tail's slack only without MPI_THREAD_MULTIPLE.
-  Edges e = classify_edges(data, data + 10 * P, P, true, heap.reader());
+  Edges e = classify_edges(data, data + 10 * P, P, true, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned);
   EXPECT_TRUE(e.tail_owned);
-  e = classify_edges(data, data + 10 * P, P, false, heap.reader());
+  e = classify_edges(data, data + 10 * P, P, false, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned);
   EXPECT_FALSE(e.tail_owned);
   // Beyond the block's mapping: not this block.
-  e = classify_edges(data, base + 65 * P, P, true, heap.reader());
+  e = classify_edges(data, base + 65 * P, P, true, heap.reader(), anywhere);
   EXPECT_FALSE(e.head_owned);
   // An arena chunk (no IS_MMAPPED), or an interior pointer: not owned.
   heap.words[base + 8] = 64 * P | 0x1;
-  EXPECT_FALSE(classify_edges(data, data + P, P, true, heap.reader()).head_owned);
-  EXPECT_FALSE(classify_edges(data + 8, data + P, P, true, heap.reader()).head_owned);
+  EXPECT_FALSE(classify_edges(data, data + P, P, true, heap.reader(), anywhere).head_owned);
+  EXPECT_FALSE(classify_edges(data + 8, data + P, P, true, heap.reader(), anywhere).head_owned);
   // Page-aligned ends need nothing.
-  e = classify_edges(7 * P, 9 * P, P, false, heap.reader());
+  e = classify_edges(7 * P, 9 * P, P, false, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned && e.tail_owned);
-  e = classify_edges(7 * P, 9 * P - 8, P, true, heap.reader());
+  e = classify_edges(7 * P, 9 * P - 8, P, true, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned);
   EXPECT_FALSE(e.tail_owned);
   // posix_memalign: lead bytes before the header, the mapping still page aligned.
   FakeHeap aligned;
   aligned.words[base + 48] = 48;                   // lead
   aligned.words[base + 56] = (16 * P - 48) | 0x2;  // size
-  e = classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader());
+  e = classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader(), anywhere);
   EXPECT_TRUE(e.head_owned && e.tail_owned);
+  // What looks like a header, but the block it describes is not in an anonymous mapping
+  // (program data inside a file mapping or the brk heap): not owned.
+  const MappingCheck nowhere = [](std::uintptr_t, std::uintptr_t) { return false; };
+  EXPECT_FALSE(
+      classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader(), nowhere).head_owned);
   // Unreadable header.
-  EXPECT_FALSE(classify_edges(base + 5000, base + 9000, P, true, FakeHeap{}.reader()).head_owned);
+  EXPECT_FALSE(
+      classify_edges(base + 5000, base + 9000, P, true, FakeHeap{}.reader(), anywhere).head_owned);
+}
+
+TEST(BufferMemory, AnonymousPrivateMappingsOnly) {
+  const auto regions = parse_maps(
+      "1000-3000 rw-p 00000000 00:00 0 \n"
+      "3000-4000 rw-p 00000000 00:00 0          [heap]\n"
+      "5000-7000 rw-s 00000000 00:05 12         /dev/shm/x\n"
+      "8000-9000 r--p 00000000 00:00 0 \n"
+      "9000-a000 rw-p 00001000 08:01 77         /lib/libx.so\n");
+  EXPECT_TRUE(anonymous_private(regions, 0x1000, 0x3000));
+  EXPECT_TRUE(anonymous_private(regions, 0x2000, 0x3000));
+  EXPECT_FALSE(anonymous_private(regions, 0x2000, 0x4000));  // runs into [heap]
+  EXPECT_FALSE(anonymous_private(regions, 0x3000, 0x4000));  // [heap]
+  EXPECT_FALSE(anonymous_private(regions, 0x5000, 0x6000));  // shared
+  EXPECT_FALSE(anonymous_private(regions, 0x8000, 0x9000));  // read-only
+  EXPECT_FALSE(anonymous_private(regions, 0x9000, 0xa000));  // a file
+  EXPECT_FALSE(anonymous_private(regions, 0x0, 0x1000));     // unmapped
 }
 
 TEST(Settings, ParsesAndRefusesWithOneLine) {
