@@ -109,6 +109,30 @@ Edges edges_of(const Extent& e) {
   return classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word, anonymous_mapping);
 }
 
+// Whether the type's typemap runs in memory order: a named type, or duplicates and
+// contiguous runs of one. A type without holes can still list its bytes out of order
+// ({int at 4, int at 0}); a message that ends inside an element then fills a different
+// prefix of the buffer than bytes [0, n), which is what placement copies.
+bool in_memory_order(MPI_Datatype type, int depth = 0) {
+  int integers = 0, addresses = 0, types = 0, combiner = 0;
+  if (depth > 16 ||
+      PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS)
+    return false;
+  if (combiner == MPI_COMBINER_NAMED) return true;
+  if ((combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS) || types != 1 ||
+      integers > 1 || addresses != 0)
+    return false;
+  int count = 0;
+  MPI_Datatype inner = MPI_DATATYPE_NULL;
+  if (PMPI_Type_get_contents(type, integers, 0, 1, &count, nullptr, &inner) != MPI_SUCCESS)
+    return false;
+  const bool ordered = in_memory_order(inner, depth + 1);
+  int inner_integers = 0, inner_addresses = 0, inner_types = 0, inner_combiner = 0;
+  PMPI_Type_get_envelope(inner, &inner_integers, &inner_addresses, &inner_types, &inner_combiner);
+  if (inner_combiner != MPI_COMBINER_NAMED) PMPI_Type_free(&inner);
+  return ordered;
+}
+
 std::optional<Reason> receive_pages(const Extent& e) {
   const Edges edges = edges_of(e);
   if (!edges.head_owned) return Reason::shares_first_page;
@@ -135,7 +159,9 @@ std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype 
   PMPI_Type_get_extent(type, &lb, &extent);
   PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
   const auto size = static_cast<MPI_Aint>(e.bytes / static_cast<std::uint64_t>(count));
-  if (true_extent != size || extent != size) return Reason::noncontiguous;
+  if (true_extent != size || extent != size || !in_memory_order(type)) {
+    return Reason::noncontiguous;
+  }
   if (!errors_are_fatal(comm)) return Reason::errors_return;
   e.true_lb = true_lb;
   e.lo = reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(true_lb);
