@@ -75,6 +75,7 @@ void CallSites::deferred(Call call, std::uintptr_t site, bool by_copy) {
   SiteStats& s = at(call, site);
   s.deferred += 1;
   if (by_copy) s.deferred_by_copy += 1;
+  deferred_total_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void CallSites::not_deferred(Call call, std::uintptr_t site, Reason why) {

@@ -5,6 +5,7 @@
 // the buffers first. Records only; the report writer formats them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -80,9 +81,13 @@ class CallSites {
   void not_deferred(Call call, std::uintptr_t site, Reason why);
   void completed(Call call, std::uintptr_t site, const Completion& c);
   std::vector<SiteStats> snapshot() const;
+  // Calls deferred so far, every site: read without the lock (overlap-bench p2p asks
+  // before and after each round trip, overlap_intercept_deferred()).
+  std::uint64_t deferred_total() const { return deferred_total_.load(std::memory_order_relaxed); }
 
  private:
   SiteStats& at(Call call, std::uintptr_t site);
+  std::atomic<std::uint64_t> deferred_total_{0};
   mutable std::mutex mutex_;
   std::map<std::pair<int, std::uintptr_t>, SiteStats> sites_;
 };

@@ -539,6 +539,16 @@ ovx_core make_table() {
   t.settle = core_settle;
   t.settle_free = core_settle_free;
   t.active = [] { return runtime().active ? 1 : 0; };
+  t.deferred = [] { return static_cast<long>(runtime().sites.deferred_total()); };
+  t.min_size = [] { return runtime().active ? runtime().settings.min_bytes : -1L; };
+  t.policy = []() -> const char* {
+    return runtime().active ? policy_name(runtime().policy).data() : nullptr;  // literals
+  };
+  t.families = []() -> const char* {
+    if (!runtime().active) return nullptr;
+    static const std::string text = families_text(runtime().settings.families);  // fixed
+    return text.c_str();
+  };
   return t;
 }
 

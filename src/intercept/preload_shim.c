@@ -214,6 +214,27 @@ OVX_EXPORT int overlap_intercept_active(void) {
   return c != NULL && c->active != NULL && c->active();
 }
 
+/* What overlap-bench p2p records about the interception (the core's answers): calls
+ * deferred since MPI_Init (0 without the core); while active, the smallest message
+ * deferred in bytes (else -1), the progress policy in effect (caller, shared, dedicated)
+ * and the call families deferred (--defer's text) (else NULL). */
+OVX_EXPORT long overlap_intercept_deferred(void) {
+  const struct ovx_core* c = loaded_core();
+  return c != NULL && c->deferred != NULL ? c->deferred() : 0;
+}
+OVX_EXPORT long overlap_intercept_min_size(void) {
+  const struct ovx_core* c = loaded_core();
+  return c != NULL && c->min_size != NULL ? c->min_size() : -1;
+}
+OVX_EXPORT const char* overlap_intercept_policy(void) {
+  const struct ovx_core* c = loaded_core();
+  return c != NULL && c->policy != NULL ? c->policy() : NULL;
+}
+OVX_EXPORT const char* overlap_intercept_defer(void) {
+  const struct ovx_core* c = loaded_core();
+  return c != NULL && c->families != NULL ? c->families() : NULL;
+}
+
 OVX_EXPORT int MPI_Init(int* argc, char*** argv) {
   tls.in_mpi++;
   const int rc = init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);

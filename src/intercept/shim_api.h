@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 2
+#define OVX_SHIM_ABI 3
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -64,6 +64,14 @@ struct ovx_core {
   void (*settle_free)(void* pointer); /* before free()/realloc() of a heap block */
   /* 1 while calls are intercepted (after MPI_Init, not --off, the engine running). */
   int (*active)(void);
+  /* What a program may ask about its interception (the shim's overlap_intercept_*
+   * exports; overlap-bench p2p records them): calls deferred so far; while active, the
+   * smallest message deferred (else -1), the policy in effect and the call families
+   * deferred (static texts, else NULL). */
+  long (*deferred)(void);
+  long (*min_size)(void);
+  const char* (*policy)(void);
+  const char* (*families)(void);
 };
 
 /* Exported by the core. */

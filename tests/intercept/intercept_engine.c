@@ -6,7 +6,9 @@
  *  - under overlap-run, a blocking MPI_Send that cannot complete yet (the receiver has not
  *    posted its receive) is counted in flight by the engine the program's liboverlap uses
  *    (the private ABI's ovx_private_in_flight): the interception's transfers are in it;
- *  - OVX_Get_progress agrees with OVERLAP_PROGRESS (overlap-run's --progress);
+ *  - OVX_Get_progress agrees with OVERLAP_PROGRESS (overlap-run's --progress), and so do
+ *    the preload's overlap_intercept_policy(); overlap_intercept_deferred() counts that
+ *    MPI_Send (what overlap-bench p2p records per point);
  *  - OVX_Iallreduce on the buffer of a deferred receive (protected, the engine's thread
  *    reads it) gives the exact sums: liboverlap's collectives complete the covering
  *    transfers first.
@@ -89,6 +91,14 @@ int main(int argc, char** argv) {
   const int intercepted = loaded != NULL && loaded();
   if (getenv("OVERLAP_INTERCEPT_EXPECTED") != NULL && !intercepted)
     die(rank, "overlap-run's interception is not loaded");
+  long (*deferred)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "overlap_intercept_deferred");
+  if (intercepted) {
+    const char* (*in_effect)(void) =
+        (const char* (*)(void))dlsym(RTLD_DEFAULT, "overlap_intercept_policy");
+    const char* name = in_effect != NULL ? in_effect() : NULL;
+    if (name == NULL || strcmp(name, OVX_Progress_name(policy)) != 0)
+      die(rank, "overlap_intercept_policy() disagrees with OVX_Get_progress");
+  }
 
   int64_t* buf = pages();
   int64_t* sum = pages();
@@ -104,8 +114,11 @@ int main(int argc, char** argv) {
     const int hold = intercepted && it == 0;
     if (rank == 0) {
       for (int i = 0; i < N; i++) buf[i] = base * 31 + i;
+      const long deferred_before = deferred != NULL ? deferred() : 0;
       MPI_Send(buf, N, MPI_INT64_T, 1, 1, MPI_COMM_WORLD);
       if (hold) {
+        if (deferred == NULL || deferred() != deferred_before + 1)
+          die(rank, "overlap_intercept_deferred() did not count the deferred MPI_Send");
         if (ovx_private_in_flight() == 0)
           die(rank, "the deferred MPI_Send is not in the program's liboverlap engine");
         MPI_Send(&token, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);

@@ -267,6 +267,8 @@ TEST(CallSites, WindowsTouchesAndReasons) {
   sites.called(Call::recv, 0x10, 100);
   sites.deferred(Call::recv, 0x10, false);
   sites.not_deferred(Call::recv, 0x10, Reason::shares_first_page);
+  sites.deferred(Call::send, 0x20, true);
+  EXPECT_EQ(sites.deferred_total(), 2u);  // every site, not-deferred calls not counted
   for (double w : {3.0, 1.0, 2.0}) {
     Completion c;
     c.window_s = w;
@@ -278,9 +280,10 @@ TEST(CallSites, WindowsTouchesAndReasons) {
     sites.completed(Call::recv, 0x10, c);
   }
   const auto snap = sites.snapshot();
-  ASSERT_EQ(snap.size(), 1u);
-  const SiteStats& s = snap[0];
+  ASSERT_EQ(snap.size(), 2u);
+  const SiteStats& s = snap[0].call == Call::recv ? snap[0] : snap[1];
   EXPECT_EQ(s.calls, 2u);
+  EXPECT_EQ(s.deferred, 1u);
   EXPECT_EQ(s.bytes, 200u);
   EXPECT_EQ(s.not_deferred[static_cast<int>(Reason::shares_first_page)], 1u);
   EXPECT_DOUBLE_EQ(median_window(s), 2.0);
