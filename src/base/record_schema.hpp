@@ -222,8 +222,11 @@ class Schema {
   }
 
   // A nested record: S, std::optional<S> (null when absent) or std::vector<S>.
+  // `missing_is_null` (std::optional only): a record without the key reads as null, for a
+  // section added to a record that files written before it lack.
   template <class M, class S>
-  Schema& section(std::string name, M R::*member, const Schema<S>& sub, std::string doc) {
+  Schema& section(std::string name, M R::*member, const Schema<S>& sub, std::string doc,
+                  bool missing_is_null = false) {
     FieldDoc d{name, FieldKind::section, Unit::none, false, std::move(doc), {}, sub.docs()};
     if constexpr (schema_detail::is_vector<M>::value) d.kind = FieldKind::sections;
     if constexpr (schema_detail::is_optional<M>::value) d.nullable = true;
@@ -240,9 +243,15 @@ class Schema {
                            j[name] = sub.to_json(m);
                          }
                        },
-                       [name, member, &sub](R& r, const nlohmann::json& j) {
-                         const nlohmann::json& v = required(j, name);
+                       [name, member, &sub, missing_is_null](R& r, const nlohmann::json& j) {
                          M& m = r.*member;
+                         if constexpr (schema_detail::is_optional<M>::value) {
+                           if (missing_is_null && !j.contains(name)) {
+                             m = std::nullopt;
+                             return;
+                           }
+                         }
+                         const nlohmann::json& v = required(j, name);
                          if constexpr (schema_detail::is_vector<M>::value) {
                            if (!v.is_array()) throw SchemaError("'" + name + "' is not a list");
                            m.clear();

@@ -106,6 +106,29 @@ TEST(RecordSchema, AbsentOptionalsAreNull) {
   EXPECT_FALSE(back.extra);
 }
 
+// A section added later (missing_is_null) reads as null from records written before it;
+// a section without that flag stays required.
+TEST(RecordSchema, LaterSectionMissingReadsAsNull) {
+  struct Later {
+    int count = 0;
+    std::optional<Inner> added;
+  };
+  const Schema<Later> s = Schema<Later>()
+                              .add("count", &Later::count, Unit::count, "how many")
+                              .section("added", &Later::added, inner_schema(), "new", true);
+  const Later back = s.from_json(nlohmann::json{{"count", 2}});
+  EXPECT_EQ(back.count, 2);
+  EXPECT_FALSE(back.added);
+  Later full;
+  full.added = Inner{5, 0.5};
+  const Later again = s.from_json(s.to_json(full));
+  ASSERT_TRUE(again.added);
+  EXPECT_EQ(again.added->bytes, 5);
+  nlohmann::json j = outer_schema().to_json(sample());
+  j.erase("extra");
+  EXPECT_THROW(outer_schema().from_json(j), SchemaError);
+}
+
 TEST(RecordSchema, BadValuesNameTheField) {
   nlohmann::json j = outer_schema().to_json(sample());
   const auto message = [&](const nlohmann::json& doc) {
