@@ -36,6 +36,28 @@ bool same_setting(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
+// Plain and intercepted points, or points under different overlap-run settings, would
+// be one sweep of two different programs.
+std::string overlap_run_mismatch(const std::optional<bench::OverlapRunSettings>& recorded,
+                                 const std::optional<bench::OverlapRunSettings>& now) {
+  if (recorded && !now) return "it was measured under overlap-run, this run is not";
+  if (!recorded && now) return "it was measured without overlap-run, this run is under it";
+  if (!recorded) return "";
+  if (recorded->progress != now->progress) {
+    return fmt::format("it was measured under overlap-run --progress {}, this run has {}",
+                       recorded->progress, now->progress);
+  }
+  if (recorded->min_size_bytes != now->min_size_bytes) {
+    return fmt::format("it was measured under overlap-run --min-size {} B, this run has {} B",
+                       recorded->min_size_bytes, now->min_size_bytes);
+  }
+  if (recorded->defer != now->defer) {
+    return fmt::format("it was measured under overlap-run --defer {}, this run has {}",
+                       recorded->defer, now->defer);
+  }
+  return "";
+}
+
 }  // namespace
 
 void check_repeated_options(const OptionValues& values, const std::vector<FieldDoc>& config,
@@ -72,7 +94,7 @@ std::string resume_mismatch(const bench::RunContext& recorded, const bench::RunC
     return fmt::format("it was measured with {} threads per rank, this run has {}",
                        recorded.threads, now.threads);
   }
-  return "";
+  return overlap_run_mismatch(recorded.overlap_run, now.overlap_run);
 }
 
 }  // namespace overlap::apps

@@ -3,7 +3,7 @@
 // they ask for what the file has; one that differs is refused with one line naming the
 // option, the file's value and the given value (exit 2, before MPI starts). After
 // MPI_Init, a file measured by another kind of run (process count, MPI library, threads
-// per rank) is refused the same way.
+// per rank, overlap-run or not and its settings) is refused the same way.
 #pragma once
 
 #include <nlohmann/json.hpp>

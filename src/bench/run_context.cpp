@@ -28,6 +28,19 @@ std::string utc_now_iso8601() {
   return buf.data();
 }
 
+// Rank 0's view, so that every rank records (and --resume compares) the same; a run with
+// the preload on some ranks only is an odd setup, but must not split the ranks' decisions.
+std::optional<OverlapRunSettings> agreed_overlap_run(MPI_Comm comm) {
+  const std::optional<OverlapRunSettings> mine = overlap_run_settings();
+  std::string text = mine ? overlap_run_settings_schema().to_json(*mine).dump() : "";
+  int len = static_cast<int>(text.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm);
+  if (text.empty()) return std::nullopt;
+  return overlap_run_settings_schema().from_json(nlohmann::json::parse(text));
+}
+
 }  // namespace
 
 RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
@@ -62,6 +75,7 @@ RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
   ctx.started_at = utc_now_iso8601();
   ctx.environment = mpi_environment();
   ctx.label = default_label(ctx.mpi_flavor, ctx.environment);
+  ctx.overlap_run = agreed_overlap_run(comm);
   return ctx;
 }
 
@@ -147,7 +161,11 @@ const Schema<RunContext>& run_context_schema() {
                "rank 0: the hardware threads each computation thread is bound to while it "
                "computes (e.g. \"0+4\"; empty: unbound)")
           .section("clock_sync", &C::clock_sync, clock_sync_schema(),
-                   "benchmarks on the global clock: how good it was (null otherwise)");
+                   "benchmarks on the global clock: how good it was (null otherwise)")
+          .section("overlap_run", &C::overlap_run, overlap_run_settings_schema(),
+                   "the run was under overlap-run, intercepting, with these settings (null "
+                   "otherwise; files written before this field read as null)",
+                   true);
   return s;
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/record_schema.hpp"
 #include "bench/global_clock.hpp"
+#include "bench/overlap_run_probe.hpp"
 
 namespace overlap::bench {
 
@@ -30,7 +31,8 @@ struct RunContext {
   int threads = 0;                                 // computation threads per rank (0: none)
   int dedicated_cores = 0;
   std::vector<std::string> thread_pus;  // rank 0: the PUs each computation thread is bound to
-  std::optional<ClockSyncQuality> clock_sync;  // benchmarks on the global clock
+  std::optional<ClockSyncQuality> clock_sync;     // benchmarks on the global clock
+  std::optional<OverlapRunSettings> overlap_run;  // under overlap-run (intercepting)
 };
 const Schema<RunContext>& run_context_schema();
 const Schema<ClockSyncQuality>& clock_sync_schema();
