@@ -1,6 +1,5 @@
 #include "bench/p2p_bench.hpp"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,6 +13,8 @@
 #include "base/value_lists.hpp"
 #include "bench/common_options.hpp"
 #include "bench/global_clock.hpp"
+#include "bench/overlap_run_probe.hpp"
+#include "bench/p2p_derived.hpp"
 #include "bench/timed_run.hpp"
 #include "compute/unit_work.hpp"
 #include "measure/calibration.hpp"
@@ -24,14 +25,6 @@ namespace overlap::bench {
 namespace {
 
 constexpr int kTag = 7311;
-
-// True when overlap-run intercepts this process's calls (liboverlap-intercept.so,
-// preloaded, exports overlap_intercept_active). Loaded is not enough: under
-// `overlap-run --off`, or when its engine could not start, nothing is intercepted.
-bool under_overlap_run() {
-  auto* active = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "overlap_intercept_active"));
-  return active != nullptr && active() != 0;
-}
 
 // The message buffer: whole pages of its own, as a large malloc() would give a program.
 class PageBuffer {
@@ -66,13 +59,21 @@ struct Spans {
   int discarded = 0;
 };
 
+// Calls of ranks 0 and 1 in timed round trips of the blocking code, and how many of them
+// overlap-run deferred.
+struct CallCount {
+  long blocking = 0;
+  long deferred = 0;
+};
+
 class P2pRun : public Sweep<P2pPoint> {
  public:
   P2pRun(const RunResources& r, const P2pConfig& c)
       : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
         work_(r.plan->thread_pus),
         config_(c),
-        intercepted_(under_overlap_run()) {}
+        overlap_run_(r.context != nullptr ? r.context->overlap_run : std::nullopt),
+        intercepted_(overlap_run_.has_value()) {}
 
   std::vector<P2pPoint> keys() const override {
     std::vector<P2pPoint> keys;
@@ -106,7 +107,9 @@ class P2pRun : public Sweep<P2pPoint> {
   GlobalClock clock_;
   compute::UnitWork work_;
   P2pConfig config_;
+  std::optional<OverlapRunSettings> overlap_run_;
   bool intercepted_;
+  CallCount calls_;               // this rank's, since the last reset
   std::map<double, long> units_;  // calibrated units per computation time
   double calibration_s_ = 0;
 };
@@ -128,9 +131,13 @@ std::optional<std::string> P2pRun::calibrate(double target) {
 }
 
 // The paper's round trip. The volatile touches are the program's next use of the buffer.
+// Under overlap-run the blocking calls are counted, and the deferred ones read from the
+// interception layer (an atomic load behind two calls: nothing next to a round trip).
 void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool with_comp) {
   const int rank = clock_.rank();
   if (rank > 1) return;
+  const bool counted = intercepted_ && impl == P2pImpl::blocking;
+  const long deferred_before = counted ? overlap_run_deferred_calls() : 0;
   const int peer = 1 - rank;
   MPI_Comm comm = clock_.comm();
   char* data = buf.data();
@@ -167,6 +174,10 @@ void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool wit
     send();
   }
   (void)sink;
+  if (counted) {
+    calls_.blocking += 2;
+    calls_.deferred += overlap_run_deferred_calls() - deferred_before;
+  }
 }
 
 // `runs` runs of `body` from the sync barrier; per run max end - min start of ranks 0 and
@@ -227,17 +238,21 @@ P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
   P2pPoint p;
   p.impl = impl;
   for (int i = 0; i < config_.warmup; ++i) round_trip(impl, buf, count, true);
+  calls_ = {};
   const Spans bare = timed(config_.iterations, [&] { round_trip(impl, buf, count, false); });
   const Spans with = timed(config_.iterations, [&] { round_trip(impl, buf, count, true); });
+  long mine[2] = {calls_.blocking, calls_.deferred}, sum[2] = {0, 0};
+  MPI_Reduce(mine, sum, 2, MPI_LONG, MPI_SUM, 0, clock_.comm());
   if (clock_.rank() != 0) return p;
+  if (intercepted_ && impl == P2pImpl::blocking) {
+    p.blocking_calls = sum[0];
+    p.deferred_calls = sum[1];
+  }
   p.iterations = static_cast<int>(with.spans.size());
   p.discarded = with.discarded;
-  if (with.spans.empty() || bare.spans.empty()) {
-    p.invalid_reason =
-        fmt::format("all {} round trips were discarded: in each, a rank left the sync barrier late",
-                    config_.iterations);
-    return p;
-  }
+  p.discarded_pingpong = bare.discarded;
+  p.invalid_reason = p2p_discard_reason(config_.iterations, with.spans.empty(), bare.spans.empty());
+  if (!p.invalid_reason.empty()) return p;
   p.valid = true;
   p.t_iter = measure::spread(with.spans);
   p.t_pingpong_s = measure::median(bare.spans);
@@ -257,12 +272,14 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     why = mpi::agree_on_failure(clock_.comm(), calibrate(key.target_comp_s).value_or(""));
   std::vector<P2pPoint> points;
   std::optional<double> t_comm, t_comp;
+  int comm_discarded = 0;
   if (why.empty()) {
     const int count = static_cast<int>(key.msg_bytes);
     round_trip(P2pImpl::nonblocking, buf, count, false);  // connections, registration
     const Spans comm =
         timed(config_.iterations, [&] { round_trip(P2pImpl::nonblocking, buf, count, false); });
     if (!comm.spans.empty()) t_comm = measure::median(comm.spans);
+    comm_discarded = comm.discarded;
     t_comp = comp_alone();
     for (P2pImpl impl : config_.impls) points.push_back(measure_impl(impl, buf, count));
   } else {
@@ -282,24 +299,10 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     p.target_comp_s = key.target_comp_s;
     p.intercepted = intercepted_;
     if (why.empty()) p.work_units = units_[key.target_comp_s];
+    p.discarded_comm = comm_discarded;
     if (p.valid) {
-      p.t_comm_s = t_comm;
-      p.t_comp_s = t_comp;
-      if (!t_comm) p.null_reasons["t_comm_s"] = "every MPI round trip was discarded (late)";
-      const double t = p.t_iter->median;
-      if (t_comm && t_comp) {
-        p.optimal_s = std::max(*t_comm, *t_comp);
-        p.ratio_to_optimal = t / *p.optimal_s;
-        const double shorter = std::min(*t_comm, *t_comp);
-        if (shorter > 0) p.overlap_ratio = (*t_comm + *t_comp - t) / shorter;
-      }
-      if (blocking && t > 0) {
-        p.speedup_vs_blocking = *blocking / t;
-      } else {
-        p.null_reasons["speedup_vs_blocking"] =
-            intercepted_ ? "under overlap-run: the plain blocking code runs in the plain run"
-                         : "blocking was not measured (or is invalid) at this point";
-      }
+      derive_p2p_numbers(p, {t_comm, t_comp, blocking, config_.iterations, intercepted_,
+                             overlap_run_ ? overlap_run_->min_size_bytes : 0});
     }
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }

@@ -40,7 +40,19 @@ const Schema<P2pPoint>& p2p_point_schema() {
                "units of work per thread calibrated to one computation period")
           .add("iterations", &P::iterations, Unit::count, "round trips kept")
           .add("discarded", &P::discarded, Unit::count,
-               "round trips discarded because a rank left the sync barrier late")
+               "round trips with computation (behind t_iter) discarded because a rank left "
+               "the sync barrier late")
+          .add("discarded_pingpong", &P::discarded_pingpong, Unit::count,
+               "round trips without computation (behind t_pingpong) discarded, the same way")
+          .add("discarded_comm", &P::discarded_comm, Unit::count,
+               "MPI's own round trips (behind t_comm, one set per size and computation) "
+               "discarded, the same way")
+          .add("blocking_calls", &P::blocking_calls, Unit::count,
+               "overlap-run only: MPI_Send/MPI_Recv calls of ranks 0 and 1 in the timed round "
+               "trips, with and without computation (null for other implementations)")
+          .add("deferred_calls", &P::deferred_calls, Unit::count,
+               "overlap-run only: how many of those it deferred; 0 (below its --min-size, "
+               "say) makes overlap_ratio and ratio_to_optimal null: nothing was overlapped")
           .spread("t_iter", "_s", &P::t_iter, Unit::seconds,
                   "one round trip with computation (rank 0: send, compute, touch, recv, "
                   "compute, touch; rank 1 the mirror): max end - min start of ranks 0 and 1, "
@@ -49,7 +61,8 @@ const Schema<P2pPoint>& p2p_point_schema() {
                "this implementation's round trip without computation, global time; median "
                "(overlap-run over blocking: the cost of the interception)")
           .add("t_comm_s", &P::t_comm_s, Unit::seconds,
-               "MPI's own round trip (Irecv/Isend + Wait, never deferred), global time; median")
+               "MPI's own round trip (Irecv/Isend + Wait, not deferred; measured in each run), "
+               "global time; median")
           .add("t_comp_s", &P::t_comp_s, Unit::seconds,
                "both computation periods alone, slower of ranks 0 and 1; median")
           .add("optimal_s", &P::optimal_s, Unit::seconds,

@@ -46,7 +46,13 @@ struct P2pPoint {
   std::string invalid_reason;
   std::optional<long> work_units;
   int iterations = 0;
-  int discarded = 0;
+  int discarded = 0;           // runs with computation (behind t_iter)
+  int discarded_pingpong = 0;  // this implementation's runs without computation (t_pingpong)
+  int discarded_comm = 0;      // MPI's own round trips (t_comm), shared by the unit's points
+  // overlap-run only: blocking calls of ranks 0 and 1 in the timed round trips (with and
+  // without computation) and how many of them it deferred.
+  std::optional<long> blocking_calls;
+  std::optional<long> deferred_calls;
   std::optional<measure::Spread> t_iter;  // the ping-pong with computation, round trip
   std::optional<double> t_pingpong_s;     // this implementation's ping-pong, no computation
   std::optional<double> t_comm_s;         // MPI's own round trip (Irecv/Isend + Wait)
@@ -64,7 +70,9 @@ struct P2pPoint {
 };
 const Schema<P2pPoint>& p2p_point_schema();
 
-inline constexpr int kP2pSchemaVersion = 1;
+// 2: discarded_pingpong, discarded_comm, blocking_calls, deferred_calls; the overlap-run
+// comparisons null where nothing was deferred; metadata.overlap_run.
+inline constexpr int kP2pSchemaVersion = 2;
 
 inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
     "p2p",
