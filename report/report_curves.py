@@ -250,9 +250,17 @@ def sync_figure(runs, outdir):
     return _save(fig, outdir, "sync"), (width, height)
 
 
+def _not_deferred(p):
+    """An overlap-run point at which it deferred none of the calls (below its --min-size,
+    say): the plain blocking code ran, so it is not drawn as overlap-run's. Files before
+    p2p schema 2 do not say (deferred_calls absent): drawn as before."""
+    return p["impl"] == "overlap-run" and p.get("deferred_calls") == 0
+
+
 def _p2p_series(run, comp, impl, key):
     pts = sorted((p for p in run.points if p["target_comp_s"] == comp and p["impl"] == impl
-                  and p.get("valid") and p.get(key) is not None), key=lambda p: p["msg_bytes"])
+                  and p.get("valid") and p.get(key) is not None and not _not_deferred(p)),
+                 key=lambda p: p["msg_bytes"])
     return [p["msg_bytes"] for p in pts], pts
 
 
@@ -279,7 +287,8 @@ def _blocking_times(runs):
 def p2p_figure(runs, outdir):
     """Ping-pong with computation, one panel per computation time: the round trip per size
     for each implementation (top, the paper's optimum max(t_comp, t_comm) in grey) and the
-    speedup over the plain blocking code (bottom), across the files given together."""
+    speedup over the plain blocking code (bottom), across the files given together.
+    overlap-run's points where it deferred nothing are left out (_not_deferred)."""
     comps = sorted({p["target_comp_s"] for r in runs for p in r.points})
     width, height = curves_size(len(comps), 2)
     fig = _figure(width, height)

@@ -422,6 +422,26 @@ def check_overlap_run(ck, report, env, tmp):
              f"overlap-run file without ranks: exit 2, one line ({lines})")
 
 
+def check_p2p_series(ck, report):
+    """p2p: overlap-run's points where it deferred nothing (below its --min-size) are not
+    drawn as overlap-run's; a point of a file before p2p schema 2 (no deferred_calls) is."""
+    sys.path.insert(0, str(Path(report).resolve().parent))
+    import report_curves
+
+    def point(size, **extra):
+        return dict(impl="overlap-run", msg_bytes=size, target_comp_s=0.001, valid=True,
+                    t_iter_s=1e-3, **extra)
+
+    class P2pRun:
+        points = [point(1024, deferred_calls=0, blocking_calls=24),
+                  point(65536, deferred_calls=24, blocking_calls=24),
+                  point(262144)]
+
+    xs, _ = report_curves._p2p_series(P2pRun, 0.001, "overlap-run", "t_iter_s")
+    ck.check(xs == [65536, 262144],
+             f"p2p: overlap-run's curve leaves out the size it deferred nothing at ({xs})")
+
+
 def check_installed(ck, build_dir, cmake, env, tmp):
     """`cmake --install` of the report component, then the installed launcher finds its
     modules in ../share/overlap/report."""
@@ -461,6 +481,7 @@ def main():
             check_single_and_titles(ck, args.report, env, tmp)
             check_errors(ck, args.report, env, tmp)
             check_overlap_run(ck, args.report, env, tmp)
+            check_p2p_series(ck, args.report)
         if args.install_from:
             check_installed(ck, args.install_from, args.cmake, env, tmp)
     finally:
