@@ -9,7 +9,7 @@ from report_units import fmt_time
 # Shares in the order they stack, with colours readers with a colour-vision deficiency
 # tell apart (ColorBrewer's Dark2 subset) and a hatch for the unexplained part.
 SHARES = (("engine", "progress thread", "#1b9e77", None),
-          ("transport", "kernel (network)", "#d95f02", None),
+          ("transport", "kernel on rank's CPUs", "#d95f02", None),
           ("other", "other threads", "#7570b3", None),
           ("remainder", "unexplained", "#bdbdbd", "..."))
 # 0 (the engine costs nothing) blue, 2 % (the goal) pale, 10 % and more red.

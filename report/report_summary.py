@@ -104,6 +104,23 @@ def _nbc_run(run):
     return blocks
 
 
+# nbc schema 3 (before issue 13's review) called all kernel time on the rank's CPUs
+# "kernel network processing" and compared the phases' CPU amounts, not rates, so a steady
+# background showed as a share (docs/cpu-accounting.md). Such sentences are reworded and
+# flagged; later files say it themselves (they carry kernel_cpus_shared).
+SCHEMA3_KERNEL = "kernel network processing on this core"
+SCHEMA3_NOTE = ("recorded before the phases' CPU was compared as rates: a steady background "
+                "may show as a share")
+
+
+def where_it_goes(d):
+    """The decomposition's sentence as the summary quotes it."""
+    if d.get("kernel_cpus_shared") is not None:
+        return d["text"]
+    return (d["text"].replace(SCHEMA3_KERNEL, "kernel time on this rank's CPUs")
+            + f" ({SCHEMA3_NOTE})")
+
+
 def _point_row(p):
     targets = [fmt_time(p["target_comm_s"]), fmt_time(p["target_comp_s"])]
     if is_invalid(p):
@@ -112,7 +129,7 @@ def _point_row(p):
     if p.get("diagnosis_text"):
         diagnosis += f": {p['diagnosis_text']}"
     if p.get("decomposition"):
-        diagnosis += f" Where it goes: {p['decomposition']['text']}."
+        diagnosis += f" Where it goes: {where_it_goes(p['decomposition'])}."
     return targets + [
         fmt_bytes(p["msg_bytes"]), fmt_int(p["comp_size"]), fmt_time(p["t_comm_ref_s"]),
         fmt_time(p["t_comp_ref_s"]), fmt_time(p["t_measured_s"]), fmt_ratio(p["r_overhead"]),

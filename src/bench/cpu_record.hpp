@@ -18,8 +18,9 @@
 
 namespace overlap::bench {
 
-// One rank, one phase: means per iteration.
+// One rank, one phase: means per kept iteration.
 struct CpuPhase {
+  double wall_s = 0;         // the window's length (steady clock between its two samples)
   double computation_s = 0;  // the computation threads (the benchmark's and OpenMP workers)
   double progress_s = 0;     // liboverlap's progress thread, user + system
   double progress_user_s = 0, progress_system_s = 0;
@@ -34,6 +35,7 @@ const Schema<CpuPhase>& cpu_phase_schema();
 
 struct RankCpu {
   int rank = 0;
+  std::string cpus;  // the affinity mask the kernel_* values sum over, e.g. "0-1"
   CpuPhase comm_alone, comp_alone, overlapped;
 };
 const Schema<RankCpu>& rank_cpu_schema();
@@ -47,18 +49,25 @@ const Schema<CpuAccounting>& cpu_accounting_schema();
 // fraction of its t_comp_ref.
 struct CpuShares {
   int rank = 0;
+  // That rank's means over the kept iterations, which the shares are computed from.
+  double t_comp_ref_s = 0, t_comp_s = 0, t_overlap_s = 0;
   double lost = 0, engine = 0, other = 0;
   std::optional<double> transport, remainder;
   // 1 + transport: the slowdown left when the transfer costs the computing cores only the
-  // kernel's network processing (the floor where no spare core exists; a lower bound:
-  // the kernel's cache traffic is in the remainder). docs/cpu-accounting.md.
+  // kernel's time (the floor where no spare core exists; a lower bound where the CPUs are
+  // not shared: the kernel's cache traffic is in the remainder). docs/cpu-accounting.md.
   std::optional<double> floor_slowdown;
-  std::string text;  // "computation slowed 18 %: 15 % kernel network processing ..."
+  // The rank's CPUs are not its computation's alone (more CPUs than computation threads,
+  // or shared with another rank under the same kernel): transport holds others' kernel time.
+  bool kernel_cpus_shared = false;
+  std::string text;  // "computation slowed 18 % (rank 1, ...): 15 % kernel time on ..."
 };
 const Schema<CpuShares>& cpu_shares_schema();
 
 // Samples around a benchmark's phases, on the thread that runs the benchmark: mark() at
-// each phase boundary, add(phase) after the phase's end mark.
+// the start, mark(phase) at the end of each phase. Every mark(phase) is one window of that
+// phase, kept one by one (window i of each phase is iteration i when every iteration marks
+// each phase once), so a total can leave out iterations discarded later.
 class PhaseAccounting {
  public:
   enum Phase { comm_alone = 0, comp_alone = 1, overlapped = 2 };
@@ -68,24 +77,32 @@ class PhaseAccounting {
   // Takes a sample; with a previous one, the usage in between goes to `phase`.
   void mark();
   void mark(Phase phase);
-  // Totals per phase since the last reset, and how many windows each holds.
-  const measure::CpuUsage& total(Phase p) const { return totals_[p]; }
-  int windows(Phase p) const { return windows_[p]; }
+  // Windows marked for `p` since the last reset, a failed sample's empty.
+  int marked(Phase p) const { return static_cast<int>(windows_[p].size()); }
+  struct Total {
+    measure::CpuUsage usage;
+    int windows = 0;  // how many windows `usage` sums (those with both samples)
+  };
+  // The sum over the windows i with kept[i] (every window when `kept` is empty; nothing
+  // for a phase never marked). Throws std::invalid_argument when the phase has windows
+  // and `kept` is neither empty nor one flag per window.
+  Total total(Phase p, const std::vector<bool>& kept = {}) const;
   void reset();
   const measure::CpuSampler& sampler() const { return sampler_; }
 
  private:
   measure::CpuSampler sampler_;
   std::optional<measure::CpuSample> last_;
-  measure::CpuUsage totals_[3];
-  int windows_[3] = {0, 0, 0};
+  std::vector<std::optional<measure::CpuUsage>> windows_[3];
 };
 
-// Collective over `comm`: every rank's means per iteration of `acc` and its phase times,
-// to rank 0, which fills `cpu`, `shares` and their null reasons (keys "cpu",
-// "decomposition", "decomposition.transport"). Other ranks leave them untouched.
-void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const measure::PhaseTimes& mine,
-                std::optional<CpuAccounting>& cpu, std::optional<CpuShares>& shares,
-                std::map<std::string, std::string>& null_reasons);
+// Collective over `comm`: every rank's means over the kept iterations of `acc` (`kept`:
+// one flag per iteration, the same on every rank; empty: every window) with its phase
+// times over the same iterations, its affinity mask and whose kernel counts it, to rank
+// 0, which fills `cpu`, `shares` and their null reasons (keys "cpu", "decomposition",
+// "decomposition.transport"). Other ranks leave them untouched.
+void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<bool>& kept,
+                const measure::PhaseTimes& mine, std::optional<CpuAccounting>& cpu,
+                std::optional<CpuShares>& shares, std::map<std::string, std::string>& null_reasons);
 
 }  // namespace overlap::bench

@@ -228,17 +228,13 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   cpu_.reset();
   cpu_.add_computation_threads(work_.thread_ids());
   std::vector<Local> its;
-  measure::PhaseTimes mine;  // this rank's means, for the decomposition
-  for (int i = 0; i < config_.iterations; ++i) {
-    its.push_back(run_iteration(*op, tests, true));
-    mine.t_comp_ref += its.back().comp_ref / config_.iterations;
-    mine.t_comp += (its.back().t3 - its.back().t2) / config_.iterations;
-    mine.overlap_s += (its.back().t4 - its.back().t1) / config_.iterations;
-  }
+  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(*op, tests, true));
+  const std::vector<bool> kept = kept_iterations(its);
+  const measure::PhaseTimes mine = mean_phase_times(its, kept);
   clock_.resync();
   rec.test_calls = tests;
   reduce(its, rec);
-  gather_cpu(clock_.comm(), cpu_, mine, rec.cpu, rec.decomposition, rec.null_reasons);
+  gather_cpu(clock_.comm(), cpu_, kept, mine, rec.cpu, rec.decomposition, rec.null_reasons);
   if (!rec.valid && clock_.rank() == 0) {
     // An invalid point carries no numbers: not its CPU accounting either.
     rec.cpu.reset();
@@ -248,6 +244,31 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   }
   rec.elapsed_s = seconds_since(started);
   return rec;
+}
+
+std::vector<bool> NbcSweep::kept_iterations(const std::vector<Local>& its) {
+  // reduce_overlap's rule (any rank late: discarded), known on every rank so that each
+  // rank's CPU accounting and phase times cover the iterations the point's times do.
+  std::vector<int> late;
+  for (const Local& it : its) late.push_back(it.late ? 1 : 0);
+  MPI_Allreduce(MPI_IN_PLACE, late.data(), static_cast<int>(late.size()), MPI_INT, MPI_MAX,
+                clock_.comm());
+  std::vector<bool> kept;
+  for (int l : late) kept.push_back(l == 0);
+  return kept;
+}
+
+measure::PhaseTimes NbcSweep::mean_phase_times(const std::vector<Local>& its,
+                                               const std::vector<bool>& kept) {
+  measure::PhaseTimes t;
+  const auto n = static_cast<double>(std::count(kept.begin(), kept.end(), true));
+  for (std::size_t i = 0; i < its.size(); ++i) {
+    if (!kept[i]) continue;
+    t.t_comp_ref += its[i].comp_ref / n;
+    t.t_comp += (its[i].t3 - its[i].t2) / n;
+    t.overlap_s += (its[i].t4 - its[i].t1) / n;
+  }
+  return t;
 }
 
 void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {

@@ -91,7 +91,7 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .section("samples", &P::samples, nbc_samples_schema(),
                    "the kept iterations as reduced over ranks (null when invalid)")
           .section("cpu", &P::cpu, cpu_accounting_schema(),
-                   "where each rank's CPU went per phase, means per measured iteration "
+                   "where each rank's CPU went per phase, means over the kept iterations "
                    "(docs/cpu-accounting.md); null with a reason where unmeasurable")
           .section("decomposition", &P::decomposition, cpu_shares_schema(),
                    "the computation's slowdown as engine + transport + other threads + "

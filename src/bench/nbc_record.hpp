@@ -17,7 +17,7 @@
 
 namespace overlap::bench {
 
-inline constexpr int kNbcSchemaVersion = 3;  // 3: cpu and decomposition (issue 13)
+inline constexpr int kNbcSchemaVersion = 4;  // 3: cpu, decomposition; 4: its rates (issue 13)
 
 struct NbcConfig {
   std::vector<Implementation> impls{Implementation::mpi};  // compared point by point

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace overlap::measure {
@@ -55,6 +56,7 @@ CpuUsage& CpuUsage::operator+=(const CpuUsage& o) {
     kernel.reset();  // one window without counters: the sum is unknown
   }
   process_system_s += o.process_system_s;
+  wall_s += o.wall_s;
   return *this;
 }
 
@@ -69,6 +71,7 @@ CpuUsage CpuUsage::scaled(double f) const {
       std::lround(static_cast<double>(computation_involuntary_switches) * f);
   if (u.kernel) *u.kernel = {kernel->system_s * f, kernel->irq_s * f, kernel->softirq_s * f};
   u.process_system_s *= f;
+  u.wall_s *= f;
   return u;
 }
 
@@ -96,15 +99,22 @@ CpuUsage usage_between(const CpuSample& before, const CpuSample& after) {
   }
   if (before.kernel && after.kernel) u.kernel = minus(*after.kernel, *before.kernel);
   u.process_system_s = after.process_system_s - before.process_system_s;
+  u.wall_s = after.wall_s - before.wall_s;
   return u;
 }
 
 SlowdownShares decompose(const CpuUsage& alone, const CpuUsage& overlapped, const PhaseTimes& t) {
+  if (!(alone.wall_s > 0) || !(overlapped.wall_s > 0))
+    throw std::invalid_argument("decompose: both windows need a positive wall time");
   SlowdownShares s;
   s.lost = (t.t_comp - t.t_comp_ref) / t.t_comp_ref;
   // The part of what the transfer caused that fell while the computation ran.
   const double during = t.overlap_s > 0 ? std::min(1.0, t.t_comp / t.overlap_s) : 1.0;
-  const auto share = [&](double ov, double al) { return during * (ov - al) / t.t_comp_ref; };
+  // The alone window's rate over the overlapped window's length: the background.
+  const double stretch = overlapped.wall_s / alone.wall_s;
+  const auto share = [&](double ov, double al) {
+    return during * (ov - al * stretch) / t.t_comp_ref;
+  };
   s.engine = share(overlapped.progress_user_s, alone.progress_user_s);
   s.other = share(overlapped.other_s, alone.other_s);
   const auto k_ov = overlapped.kernel_outside_process_s();
@@ -118,16 +128,32 @@ SlowdownShares decompose(const CpuUsage& alone, const CpuUsage& overlapped, cons
   return s;
 }
 
-std::string explain_shares(const SlowdownShares& s) {
+bool kernel_cpus_shared(const std::vector<RankCpus>& ranks, std::size_t r) {
+  const RankCpus& me = ranks.at(r);
+  if (static_cast<int>(me.cpus.size()) > me.computation_threads) return true;
+  for (std::size_t q = 0; q < ranks.size(); ++q) {
+    if (q == r || ranks[q].kernel_id != me.kernel_id) continue;
+    for (int c : ranks[q].cpus)
+      if (me.cpus.contains(c)) return true;
+  }
+  return false;
+}
+
+std::string explain_shares(const SlowdownShares& s, int rank, bool cpus_shared) {
   const auto pct = [](double x) { return fmt::format("{:.0f} %", 100 * x); };
   std::vector<std::pair<double, std::string>> parts;
-  if (s.transport) parts.emplace_back(*s.transport, "kernel network processing on this core");
+  // All kernel time on the rank's CPUs, whoever it was for: not only network processing.
+  if (s.transport)
+    parts.emplace_back(*s.transport, cpus_shared ? "kernel time on this rank's CPUs (CPUs shared: "
+                                                   "includes other processes' kernel time)"
+                                                 : "kernel time on this rank's CPUs");
   parts.emplace_back(s.engine, "progress thread");
   parts.emplace_back(s.other, "other threads");
   if (s.remainder) parts.emplace_back(*s.remainder, "unexplained (memory, caches, scheduling)");
   std::stable_sort(parts.begin(), parts.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::string text = fmt::format("computation slowed {}: ", pct(s.lost));
+  std::string text = fmt::format(
+      "computation slowed {} (rank {}, mean of the kept iterations): ", pct(s.lost), rank);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) text += ", ";
     text += pct(parts[i].first) + " " + parts[i].second;

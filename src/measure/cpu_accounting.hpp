@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct CpuSample {
   std::vector<ThreadCounters> threads;
   std::optional<KernelCounters> kernel;
   double process_system_s = 0;  // getrusage(RUSAGE_SELF): this process's system time
+  double wall_s = 0;            // steady clock when the sample was taken
 };
 
 // What happened between two samples (or the sum of several such windows).
@@ -49,6 +51,7 @@ struct CpuUsage {
   long computation_involuntary_switches = 0;
   std::optional<KernelCounters> kernel;  // on the rank's CPUs, everyone's
   double process_system_s = 0;           // this process's own system time
+  double wall_s = 0;  // how long the window(s) lasted: what a constant-rate background scales by
 
   // Kernel time on the rank's CPUs not spent on this process's behalf in its threads
   // (softirq and irq are counted whole: they run in no thread's context). Absent without
@@ -78,20 +81,36 @@ struct SlowdownShares {
 
 // One rank's means per iteration: the overlapped phase (t1..t4 of Algorithm 1 plus the
 // barrier before it) and the computation-alone phase (its barrier plus the computation).
-// What the transfer caused is the difference of the two phases' usage; of it, the part
-// that fell while the computation ran is taken as t_comp / overlap_s (spread evenly over
-// the overlap run, t4 - t1).
+// What the transfer caused is, per category, the overlapped window's CPU minus what the
+// alone window's rate would have used over the overlapped window's length
+// (ov - al * ov.wall_s / al.wall_s): the two windows differ in length, so a background at
+// a constant rate (a spinning async thread, timer interrupts) cancels only as a rate. Of
+// that, the part that fell while the computation ran is taken as t_comp / overlap_s
+// (spread evenly over the overlap run, t4 - t1).
 struct PhaseTimes {
   double t_comp_ref = 0;  // computation alone
   double t_comp = 0;      // computation while the collective is in flight (t3 - t2)
   double overlap_s = 0;   // t4 - t1
 };
+// Throws std::invalid_argument when a window's wall_s is not positive (no rate).
 SlowdownShares decompose(const CpuUsage& comp_alone, const CpuUsage& overlapped,
                          const PhaseTimes& times);
 
-// The biggest share by name ("kernel network processing", "progress thread", "other
-// threads", "unexplained") and a sentence for humans, e.g. "computation slowed 18 %:
-// 15 % kernel network processing on this rank's cores, 2 % progress thread, 1 % other".
-std::string explain_shares(const SlowdownShares& s);
+// Whose kernel time a rank's per-CPU counters hold, for the ranks of one point.
+struct RankCpus {
+  std::string kernel_id;  // the same for ranks under one kernel (boot id; host name else)
+  std::set<int> cpus;     // the affinity mask
+  int computation_threads = 1;
+};
+// True when rank `r`'s CPUs are not its computation's alone: the mask has more CPUs than
+// the rank's computation threads, or another rank under the same kernel has one of them.
+// Its kernel share then includes other processes' kernel time.
+bool kernel_cpus_shared(const std::vector<RankCpus>& ranks, std::size_t r);
+
+// A sentence for humans naming the biggest share first, e.g. "computation slowed 18 %
+// (rank 1, mean of the kept iterations): 15 % kernel time on this rank's CPUs, 2 %
+// progress thread, 1 % other threads, 0 % unexplained (memory, caches, scheduling)".
+// With `cpus_shared`, the kernel share says that it includes other processes' time.
+std::string explain_shares(const SlowdownShares& s, int rank, bool cpus_shared);
 
 }  // namespace overlap::measure

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 
 namespace overlap::measure {
@@ -115,6 +116,26 @@ std::optional<KernelCounters> parse_proc_stat(std::string_view text, const std::
   return k;
 }
 
+std::string format_cpu_list(const std::set<int>& cpus) {
+  std::string out;
+  for (auto it = cpus.begin(); it != cpus.end();) {
+    const int first = *it;
+    int last = first;
+    while (++it != cpus.end() && *it == last + 1) ++last;
+    if (!out.empty()) out += ',';
+    out += std::to_string(first);
+    if (last > first) out += '-' + std::to_string(last);
+  }
+  return out;
+}
+
+std::string CpuSampler::kernel_id() {
+  const auto text = read_file("/proc/sys/kernel/random/boot_id", 256);
+  if (!text) return "";
+  const auto end = text->find_first_of("\n");
+  return text->substr(0, end);
+}
+
 CpuSampler::CpuSampler() {
   computation_.insert(this_tid());
   const long hz = ::sysconf(_SC_CLK_TCK);
@@ -149,6 +170,8 @@ void CpuSampler::add_computation_threads(const std::vector<int>& tids) {
 std::optional<CpuSample> CpuSampler::sample() const {
   if (!unavailable_.empty()) return std::nullopt;
   CpuSample s;
+  s.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   DIR* dir = ::opendir("/proc/self/task");
   if (dir == nullptr) return std::nullopt;
   while (const dirent* e = ::readdir(dir)) {

@@ -33,6 +33,10 @@ std::optional<long> parse_involuntary_switches(std::string_view text);
 std::optional<KernelCounters> parse_proc_stat(std::string_view text, const std::set<int>& cpus,
                                               double tick_s);
 
+// A CPU set as Linux writes one (cpulist): ascending, runs as ranges ("0-3,6,8-9");
+// "" for the empty set.
+std::string format_cpu_list(const std::set<int>& cpus);
+
 class CpuSampler {
  public:
   // Notes the calling thread as a computation thread, the process's affinity mask and
@@ -46,6 +50,13 @@ class CpuSampler {
   const std::string& kernel_unavailable() const { return kernel_unavailable_; }
   // Nothing when unavailable() is set.
   std::optional<CpuSample> sample() const;
+  // The affinity mask, whose CPUs the kernel counters sum over.
+  const std::set<int>& cpus() const { return cpus_; }
+  int computation_threads() const { return static_cast<int>(computation_.size()); }
+  // The running kernel's boot id (/proc/sys/kernel/random/boot_id): the same for every
+  // process whose /proc/stat counts the same CPUs, network namespaces included; "" when
+  // unreadable.
+  static std::string kernel_id();
 
  private:
   std::set<int> computation_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "measure/cpu_sampler.hpp"
 
 namespace overlap::measure {
@@ -63,6 +65,14 @@ TEST(CpuSamplerParse, ProcStatSumsOnlyTheAffinityCpus) {
   EXPECT_FALSE(parse_proc_stat(kProcStat, {1, 2}, kTick));
 }
 
+TEST(CpuSamplerParse, CpuListAsLinuxWritesIt) {
+  EXPECT_EQ(format_cpu_list({}), "");
+  EXPECT_EQ(format_cpu_list({3}), "3");
+  EXPECT_EQ(format_cpu_list({0, 1}), "0-1");
+  EXPECT_EQ(format_cpu_list({0, 2}), "0,2");
+  EXPECT_EQ(format_cpu_list({0, 1, 2, 3, 6, 8, 9}), "0-3,6,8-9");
+}
+
 ThreadCounters thread(int tid, ThreadRole role, double cpu, double user, double sys,
                       long invol = 0) {
   return {tid, role == ThreadRole::progress ? "ovx-progress" : "t", role, cpu, user, sys, invol};
@@ -73,14 +83,16 @@ TEST(CpuAccounting, UsageAttributesThreadsByRole) {
                thread(2, ThreadRole::progress, 0.10, 0.08, 0.02),
                thread(3, ThreadRole::other, 0.5, 0.5, 0), thread(9, ThreadRole::other, 3, 3, 0)},
               KernelCounters{10, 1, 2},
-              0.4};
+              0.4,
+              100.0};
   // Thread 9 ended, thread 4 started in between (counts whole).
   CpuSample b{
       {thread(1, ThreadRole::computation, 1.2, 1.1, 0.1, 8),
        thread(2, ThreadRole::progress, 0.14, 0.11, 0.03),
        thread(3, ThreadRole::other, 0.55, 0.55, 0), thread(4, ThreadRole::other, 0.01, 0, 0)},
       KernelCounters{10.05, 1.0, 2.03},
-      0.41};
+      0.41,
+      100.25};
   const CpuUsage u = usage_between(a, b);
   EXPECT_NEAR(u.computation_s, 0.2, 1e-12);
   EXPECT_EQ(u.computation_involuntary_switches, 3);
@@ -94,6 +106,7 @@ TEST(CpuAccounting, UsageAttributesThreadsByRole) {
   EXPECT_NEAR(u.kernel->system_s, 0.05, 1e-9);
   EXPECT_NEAR(u.kernel->softirq_s, 0.03, 1e-9);
   EXPECT_NEAR(u.process_system_s, 0.01, 1e-12);
+  EXPECT_NEAR(u.wall_s, 0.25, 1e-12);
   // 0.05 system on the CPUs, 0.01 of it our own, plus 0.03 softirq.
   EXPECT_NEAR(*u.kernel_outside_process_s(), 0.07, 1e-9);
 }
@@ -120,13 +133,16 @@ TEST(CpuAccounting, SumAndScale) {
   CpuUsage a;
   a.progress_user_s = 0.02;
   a.kernel = KernelCounters{0.1, 0, 0.2};
+  a.wall_s = 0.3;
   CpuUsage b = a;
   b.computation_involuntary_switches = 3;
   a += b;
   EXPECT_NEAR(a.progress_user_s, 0.04, 1e-12);
   EXPECT_NEAR(a.kernel->softirq_s, 0.4, 1e-12);
+  EXPECT_NEAR(a.wall_s, 0.6, 1e-12);
   const CpuUsage half = a.scaled(0.5);
   EXPECT_NEAR(half.kernel->system_s, 0.1, 1e-12);
+  EXPECT_NEAR(half.wall_s, 0.3, 1e-12);
   EXPECT_EQ(half.computation_involuntary_switches, 2);  // 1.5 rounded
   b.kernel.reset();
   a += b;
@@ -138,12 +154,14 @@ TEST(CpuAccounting, DecompositionSubtractsTheComputationAlonePhase) {
   alone.kernel = KernelCounters{0.0002, 0, 0.0001};  // background noise
   alone.process_system_s = 0.0001;
   alone.other_s = 0.0001;
+  alone.wall_s = 0.0125;
   CpuUsage ov;
   ov.progress_user_s = 0.0004;
   ov.progress_system_s = 0.0002;
   ov.kernel = KernelCounters{0.0012, 0, 0.0011};
   ov.process_system_s = 0.0003;  // the progress thread's 0.0002 + 0.0001 elsewhere
   ov.other_s = 0.0003;
+  ov.wall_s = 0.0125;  // windows of the same length: the rates compare as the amounts do
   // t_comp_ref 10 ms, t_comp 11.8 ms during an overlap run of 11.8 ms: all of it counts.
   const SlowdownShares s = decompose(alone, ov, {0.010, 0.0118, 0.0118});
   EXPECT_NEAR(s.lost, 0.18, 1e-12);
@@ -162,14 +180,53 @@ TEST(CpuAccounting, DecompositionSubtractsTheComputationAlonePhase) {
   EXPECT_NEAR(*h.transport, 0.10, 1e-9);
 }
 
+// The two windows differ in length (the overlapped one holds the wait too): a background
+// at a constant rate costs each in proportion, so only its rate may be compared. The
+// reviewer's case: t_comm = t_comp = 10 ms without progress, barriers 0.5 ms, an async
+// thread spinning at 0.5 CPU and 0.1 CPU of kernel time, a computation that did not slow.
+TEST(CpuAccounting, ConstantRateBackgroundCancels) {
+  const double b = 0.5, k = 0.1;
+  CpuUsage alone;
+  alone.wall_s = 0.0105;
+  alone.other_s = b * alone.wall_s;
+  alone.kernel = KernelCounters{k * alone.wall_s, 0, 0};
+  CpuUsage ov;
+  ov.wall_s = 0.0205;
+  ov.other_s = b * ov.wall_s;
+  ov.kernel = KernelCounters{k * ov.wall_s, 0, 0};
+  const PhaseTimes t{0.010, 0.010, 0.020};
+  const SlowdownShares s = decompose(alone, ov, t);
+  EXPECT_NEAR(s.lost, 0, 1e-12);
+  EXPECT_NEAR(s.other, 0, 1e-12);  // subtracting amounts gave 0.25
+  ASSERT_TRUE(s.transport);
+  EXPECT_NEAR(*s.transport, 0, 1e-12);  // amounts gave 0.05
+  EXPECT_NEAR(*s.remainder, 0, 1e-12);  // amounts gave -0.30
+
+  // The rate really rises to 0.8 CPU beside the collective: 0.3 CPU more over 20.5 ms,
+  // half of the overlap run being the computation's.
+  ov.other_s = 0.8 * ov.wall_s;
+  const SlowdownShares r = decompose(alone, ov, t);
+  EXPECT_NEAR(r.other, 0.5 * (0.8 - 0.5) * 0.0205 / 0.010, 1e-12);
+  EXPECT_NEAR(r.other, 0.3075, 1e-12);
+  EXPECT_NEAR(*r.remainder, -0.3075, 1e-12);
+}
+
+TEST(CpuAccounting, DecompositionNeedsWindowLengths) {
+  CpuUsage alone, ov;
+  ov.wall_s = 0.01;
+  EXPECT_THROW(decompose(alone, ov, {0.010, 0.010, 0.010}), std::invalid_argument);
+  EXPECT_THROW(decompose(ov, alone, {0.010, 0.010, 0.010}), std::invalid_argument);
+}
+
 TEST(CpuAccounting, DecompositionWithoutKernelCountersSaysWhy) {
   CpuUsage alone, ov;
+  alone.wall_s = ov.wall_s = 0.0105;
   ov.progress_user_s = 0.001;
   const SlowdownShares s = decompose(alone, ov, {0.010, 0.0105, 0.0105});
   EXPECT_FALSE(s.transport);
   EXPECT_FALSE(s.remainder);
   EXPECT_FALSE(s.why_unmeasured.empty());
-  EXPECT_NE(explain_shares(s).find("not measured"), std::string::npos);
+  EXPECT_NE(explain_shares(s, 0, false).find("not measured"), std::string::npos);
 }
 
 TEST(CpuAccounting, ExplanationNamesTheBiggestShareFirst) {
@@ -179,9 +236,36 @@ TEST(CpuAccounting, ExplanationNamesTheBiggestShareFirst) {
   s.transport = 0.15;
   s.other = 0.01;
   s.remainder = 0.0;
-  EXPECT_EQ(explain_shares(s),
-            "computation slowed 18 %: 15 % kernel network processing on this core, 2 % "
+  EXPECT_EQ(explain_shares(s, 1, false),
+            "computation slowed 18 % (rank 1, mean of the kept iterations): 15 % kernel time on "
+            "this rank's CPUs, 2 % progress thread, 1 % other threads, 0 % unexplained (memory, "
+            "caches, scheduling)");
+  // Shared CPUs: the kernel share is said to hold other processes' kernel time.
+  EXPECT_EQ(explain_shares(s, 0, true),
+            "computation slowed 18 % (rank 0, mean of the kept iterations): 15 % kernel time on "
+            "this rank's CPUs (CPUs shared: includes other processes' kernel time), 2 % "
             "progress thread, 1 % other threads, 0 % unexplained (memory, caches, scheduling)");
+}
+
+TEST(CpuAccounting, KernelCpusSharedByMaskOrByAnotherRank) {
+  // Emulated cluster: one core per node, one kernel: nobody shares.
+  std::vector<RankCpus> ranks{{"boot-a", {0}, 1}, {"boot-a", {1}, 1}};
+  EXPECT_FALSE(kernel_cpus_shared(ranks, 0));
+  EXPECT_FALSE(kernel_cpus_shared(ranks, 1));
+  // --bind-to none on a 2-core box: each mask is the whole machine, one thread computes.
+  ranks = {{"boot-a", {0, 1}, 1}, {"boot-a", {0, 1}, 1}};
+  EXPECT_TRUE(kernel_cpus_shared(ranks, 0));
+  // Two OpenMP threads on two CPUs of its own: not shared ...
+  ranks = {{"boot-a", {0, 1}, 2}, {"boot-a", {2, 3}, 2}};
+  EXPECT_FALSE(kernel_cpus_shared(ranks, 0));
+  // ... unless another rank under the same kernel has one of them (n0 and n2 on core 0).
+  ranks = {{"boot-a", {0}, 1}, {"boot-a", {1}, 1}, {"boot-a", {0}, 1}};
+  EXPECT_TRUE(kernel_cpus_shared(ranks, 0));
+  EXPECT_FALSE(kernel_cpus_shared(ranks, 1));
+  EXPECT_TRUE(kernel_cpus_shared(ranks, 2));
+  // The same CPU numbers on another host's kernel are other CPUs.
+  ranks = {{"boot-a", {0}, 1}, {"boot-b", {0}, 1}};
+  EXPECT_FALSE(kernel_cpus_shared(ranks, 0));
 }
 
 }  // namespace

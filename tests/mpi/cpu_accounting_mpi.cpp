@@ -12,8 +12,10 @@
 #include <ctime>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/cpu_record.hpp"
+#include "measure/cpu_sampler.hpp"
 #include "verdict.hpp"
 
 namespace {
@@ -81,9 +83,9 @@ int main(int argc, char** argv) {
     // overlapped: the helper polls.
     const double used = helper.poll();
     acc.mark(bench::PhaseAccounting::overlapped);
-    const double other_sleep = acc.total(bench::PhaseAccounting::comp_alone).other_s;
-    const double other_busy = acc.total(bench::PhaseAccounting::overlapped).other_s;
-    const double progress = acc.total(bench::PhaseAccounting::overlapped).progress_s;
+    const double other_sleep = acc.total(bench::PhaseAccounting::comp_alone).usage.other_s;
+    const double other_busy = acc.total(bench::PhaseAccounting::overlapped).usage.other_s;
+    const double progress = acc.total(bench::PhaseAccounting::overlapped).usage.progress_s;
     // The busy helper's CPU is in "other" (minus nothing; plus whatever MPI's own threads
     // did, which is small next to 60 ms); the sleeping one's is not.
     expect(used >= kBusyCpu, "helper used " + std::to_string(used) + " s");
@@ -101,20 +103,39 @@ int main(int argc, char** argv) {
     // Where /proc/stat is readable, every window had the kernel counters, so the phase
     // totals must have them too.
     if (acc.sampler().kernel_unavailable().empty()) {
-      expect(acc.total(bench::PhaseAccounting::overlapped).kernel.has_value() &&
-                 acc.total(bench::PhaseAccounting::comp_alone).kernel.has_value(),
+      expect(acc.total(bench::PhaseAccounting::overlapped).usage.kernel.has_value() &&
+                 acc.total(bench::PhaseAccounting::comp_alone).usage.kernel.has_value(),
              "kernel counters lost in the phase totals");
     }
-    const double mine = acc.total(bench::PhaseAccounting::overlapped).computation_s;
+    const double mine = acc.total(bench::PhaseAccounting::overlapped).usage.computation_s;
     expect(mine < 0.5 * used, "the helper's CPU went to the computation: " + std::to_string(mine));
 
-    // Gathered: rank 0 sees both ranks, the same attribution, and the decomposition's
-    // "other" share is the busy CPU over the stated t_comp_ref.
+    // A second iteration, the other way round, that is then discarded (as a late one
+    // would be): the helper polls during comp_alone and sleeps during overlapped. Only
+    // the kept windows may count.
+    acc.mark();
+    helper.poll();
+    acc.mark(bench::PhaseAccounting::comp_alone);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    acc.mark(bench::PhaseAccounting::overlapped);
+    const std::vector<bool> kept{true, false};
+    expect(acc.total(bench::PhaseAccounting::comp_alone).usage.other_s >= 0.95 * kBusyCpu,
+           "the discarded iteration's busy comp_alone window missing from the all-windows total");
+    const auto first = acc.total(bench::PhaseAccounting::comp_alone, kept);
+    expect(first.windows == 1 && first.usage.other_s == other_sleep,
+           "kept total of comp_alone is not its first window: other " +
+               std::to_string(first.usage.other_s));
+    // Sleep and poll both take at least what they ask for (100 ms of wall; kBusyCpu of
+    // CPU, which cannot take less wall): the windows' lengths are in seconds.
+    expect(first.usage.wall_s >= 0.100, "comp_alone wall " + std::to_string(first.usage.wall_s));
+
+    // Gathered over the kept iteration: rank 0 sees both ranks, the same attribution, and
+    // the decomposition's "other" share is the busy CPU over the stated t_comp_ref.
     std::optional<bench::CpuAccounting> cpu;
     std::optional<bench::CpuShares> shares;
     std::map<std::string, std::string> reasons;
     const measure::PhaseTimes times{0.100, 0.100, 0.100};
-    bench::gather_cpu(MPI_COMM_WORLD, acc, times, cpu, shares, reasons);
+    bench::gather_cpu(MPI_COMM_WORLD, acc, kept, times, cpu, shares, reasons);
     if (rank == 0) {
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -123,16 +144,37 @@ int main(int argc, char** argv) {
       if (cpu) {
         expect(static_cast<int>(cpu->ranks.size()) == size, "one entry per rank");
         for (const bench::RankCpu& r : cpu->ranks) {
+          const std::string who = "rank " + std::to_string(r.rank) + ": ";
           expect(r.overlapped.other_threads_s >= 0.95 * kBusyCpu,
-                 "rank " + std::to_string(r.rank) + ": busy helper missing from other threads");
+                 who + "busy helper missing from other threads");
           expect(r.comp_alone.other_threads_s < 0.25 * kBusyCpu,
-                 "rank " + std::to_string(r.rank) + ": sleeping helper in other threads");
+                 who + "sleeping helper in other threads (a discarded window counted?)");
+          expect(r.comp_alone.wall_s >= 0.100 && r.overlapped.wall_s >= 0.95 * kBusyCpu,
+                 who + "window lengths " + std::to_string(r.comp_alone.wall_s) + ", " +
+                     std::to_string(r.overlapped.wall_s));
+          expect(!r.cpus.empty(), who + "no affinity mask recorded");
         }
+        expect(cpu->ranks[0].cpus == measure::format_cpu_list(acc.sampler().cpus()),
+               "rank 0's mask " + cpu->ranks[0].cpus);
       }
       if (shares) {
         expect(shares->other >= 0.95 * kBusyCpu / 0.100 - 0.25 * kBusyCpu / 0.100,
                "decomposition's other share " + std::to_string(shares->other));
         expect(shares->text.find("other threads") != std::string::npos, shares->text);
+        expect(shares->t_comp_ref_s == times.t_comp_ref && shares->t_overlap_s == times.overlap_s,
+               "the decomposition's phase times are not the ones it was given");
+        const bool says_shared = shares->text.find("(CPUs shared") != std::string::npos;
+        expect(says_shared == (shares->kernel_cpus_shared && shares->transport.has_value()),
+               "kernel_cpus_shared " + std::to_string(shares->kernel_cpus_shared) +
+                   " but the text says: " + shares->text);
+        // One computation thread here: a mask of more than one CPU is shared.
+        if (cpu) {
+          const std::string& mask = cpu->ranks[static_cast<std::size_t>(shares->rank)].cpus;
+          const bool several = mask.find_first_of(",-") != std::string::npos;
+          expect(!several || shares->kernel_cpus_shared,
+                 "rank " + std::to_string(shares->rank) + " computes on one thread over CPUs " +
+                     mask + ", yet kernel_cpus_shared is false");
+        }
       }
     }
   }
