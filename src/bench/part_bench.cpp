@@ -15,6 +15,9 @@
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
 #include "bench/common_options.hpp"
+#include "bench/part_exchange.hpp"
+#include "bench/part_noise.hpp"
+#include "bench/part_pattern_run.hpp"
 #include "compute/cache_flush.hpp"
 #include "measure/statistics.hpp"
 #include "overlap/overlap.h"
@@ -31,20 +34,6 @@ constexpr int kMaxPartitions = 1024;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-// MPI's own partitioned API: compiled where the headers declare it (MPI 4), used where the
-// library says it is MPI 4 at run time.
-std::string mpi_partitioned_missing() {
-  int version = 0, subversion = 0;
-  MPI_Get_version(&version, &subversion);
-#if MPI_VERSION >= 4
-  if (version >= 4) return "";
-#endif
-  return fmt::format(
-      "this MPI library implements MPI {}.{}, which has no partitioned communication "
-      "(MPI_Psend_init is MPI 4)",
-      version, subversion);
 }
 
 // One implementation's transfer at one point: buffers and persistent requests made once.
@@ -218,27 +207,6 @@ class Transfer {
   std::string error_;
 };
 
-// Each thread's computation time in one iteration.
-std::vector<double> draw_compute(const PartConfig& c, int parts, std::mt19937_64& rng) {
-  std::vector<double> t(static_cast<std::size_t>(parts), c.compute_s);
-  const double extra = c.compute_s * c.noise_fraction;
-  switch (c.noise) {
-    case NoiseModel::none:
-      break;
-    case NoiseModel::single:
-      t[rng() % t.size()] += extra;
-      break;
-    case NoiseModel::uniform:
-      for (double& x : t) x += std::uniform_real_distribution<double>(0, extra)(rng);
-      break;
-    case NoiseModel::gaussian:
-      for (double& x : t)
-        x = std::max(0.0, std::normal_distribution<double>(c.compute_s, extra)(rng));
-      break;
-  }
-  return t;
-}
-
 // One iteration's times (local, then global on rank 0): start, and per partition.
 struct Sample {
   bool late = false;
@@ -252,17 +220,10 @@ class PartRun : public Sweep<PartPoint> {
   PartRun(const RunResources& r, const PartConfig& c)
       : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
         config_(c),
-        flusher_(c.cache == CacheState::cold ? static_cast<std::size_t>(c.flush_bytes) : 0) {
+        flusher_(c.cache == CacheState::cold ? static_cast<std::size_t>(c.flush_bytes) : 0),
+        rng_(12345 + static_cast<unsigned>(clock_.rank())) {
+    warn_threads_over_cores();
     if (clock_.rank() != 0) return;
-    const int most = *std::max_element(c.partitions.begin(), c.partitions.end());
-    cpu_set_t set;
-    const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    if (most > cores)
-      std::fprintf(stderr,
-                   "overlap-bench part: warning: up to %d sender threads (one per partition) on "
-                   "%d cores: threads share cores, so partitions become ready later than their "
-                   "computation alone would make them\n",
-                   most, cores);
     if (std::find(c.impls.begin(), c.impls.end(), PartImpl::mpi) != c.impls.end()) {
       if (std::string why = mpi_partitioned_missing(); !why.empty())
         std::fprintf(stderr, "overlap-bench part: impl mpi: %s; its points are recorded invalid\n",
@@ -285,6 +246,7 @@ class PartRun : public Sweep<PartPoint> {
   }
 
   std::vector<PartPoint> measure(const PartPoint& key) override;
+  void warn_threads_over_cores() const;
 
   double weight(const PartPoint& k) const override {
     return config_.compute_s * 1e3 + static_cast<double>(k.requested_bytes) / 1e6;
@@ -301,7 +263,7 @@ class PartRun : public Sweep<PartPoint> {
   GlobalClock clock_;
   PartConfig config_;
   compute::CacheFlusher flusher_;
-  std::mt19937_64 rng_{12345};
+  std::mt19937_64 rng_;  // seeded per rank: ranks draw different noise
 };
 
 void PartRun::iteration(Transfer& t, int parts, bool computes, Sample& s) {
@@ -422,6 +384,7 @@ void summarise(PartPoint& p, const std::vector<Sample>& transfer,
     return;
   }
   p.valid = true;
+  p.null_reasons["iteration_s"] = "measured by the sweep3d and halo3d patterns only";
   p.transfer = measure::spread(transfer_s);
   p.after_join = measure::spread(after_join);
   if (p.after_join->median > 0)
@@ -433,8 +396,34 @@ void summarise(PartPoint& p, const std::vector<Sample>& transfer,
   }
 }
 
+// Collective: the fewest cores any rank may use, against one thread per partition.
+void PartRun::warn_threads_over_cores() const {
+  cpu_set_t set;
+  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &cores, 1, MPI_INT, MPI_MIN, clock_.comm());
+  const int most = *std::max_element(config_.partitions.begin(), config_.partitions.end());
+  if (clock_.rank() != 0 || most <= cores) return;
+  if (config_.pattern == PartPattern::p2p)
+    std::fprintf(stderr,
+                 "overlap-bench part: warning: up to %d sender threads (one per partition) on "
+                 "%d cores: threads share cores, so partitions become ready later than their "
+                 "computation alone would make them\n",
+                 most, cores);
+  else
+    std::fprintf(stderr,
+                 "overlap-bench part: warning: up to %d threads per rank (one per partition) "
+                 "and a rank may use %d cores: threads share cores, so partitions become ready "
+                 "later than their computation alone would make them\n",
+                 most, cores);
+}
+
 std::vector<PartPoint> PartRun::measure(const PartPoint& key) {
   const auto started = std::chrono::steady_clock::now();
+  if (config_.pattern != PartPattern::p2p) {
+    std::vector<PartPoint> points = measure_pattern(clock_, config_, flusher_, rng_, key);
+    for (PartPoint& p : points) p.elapsed_s = seconds_since(started);
+    return points;
+  }
   const int parts = key.partitions;
   const long bytes = key.requested_bytes / parts * parts;
   std::vector<std::unique_ptr<Transfer>> transfers;
@@ -481,6 +470,8 @@ std::vector<PartPoint> PartRun::measure(const PartPoint& key) {
 
 std::vector<OptionSpec> part_options() {
   std::vector<OptionSpec> o = {
+      {"--pattern", "p2p",
+       "Pattern: p2p (rank 0 to rank 1), sweep3d (2-D wavefront) or halo3d (3-D faces)", "pattern"},
       {"--impl", "single,multiple,overlap,mpi",
        "Implementations, comma-separated: " + kPartImplNames.list(), "impls"},
       {"--sizes", "64KiB:16MiB", "Message sizes (all partitions together): list or log2 range",
@@ -506,6 +497,7 @@ std::vector<OptionSpec> part_options() {
 
 PartConfig parse_part(const OptionValues& v) {
   PartConfig c;
+  c.pattern = kPartPatternNames.parse_option(v.text("--pattern"), "--pattern");
   c.impls.clear();
   for (const std::string& name : parse_name_list(v.text("--impl"), "--impl")) {
     const PartImpl impl = kPartImplNames.parse_option(name, "--impl");
@@ -560,8 +552,9 @@ std::unique_ptr<Sweep<PartPoint>> start_part(const RunResources& r, const PartCo
 const Benchmark<PartConfig, PartPoint>& part_benchmark() {
   static const Benchmark<PartConfig, PartPoint> b{
       &kPartResult,
-      "Partitioned point-to-point (rank 0 to rank 1, one thread per partition): single, "
-      "multiple, liboverlap's and MPI's partitioned side by side",
+      "Partitioned point-to-point (rank 0 to rank 1, or the sweep3d and halo3d patterns over "
+      "every rank; one thread per partition): single, multiple, liboverlap's and MPI's "
+      "partitioned side by side",
       {.computes = false, .resumable = true, .global_clock = true},
       part_options,
       parse_part,

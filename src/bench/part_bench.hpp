@@ -7,7 +7,9 @@
 // Testsome). Two phases per point: without computation (transfer time, overhead) and with
 // the computation and noise asked for (time after the join, perceived bandwidth,
 // availability, early-bird share, per-partition ready and arrival times), all on the
-// global clock. Produces records; prints nothing. docs/part-benchmark.md.
+// global clock. `--pattern sweep3d|halo3d` runs the paper's application patterns over
+// every rank instead (part_pattern_run.hpp). Produces records; prints nothing.
+// docs/part-benchmark.md.
 #pragma once
 
 #include "bench/benchmark.hpp"

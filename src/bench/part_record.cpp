@@ -6,6 +6,8 @@ const Schema<PartConfig>& part_config_schema() {
   using C = PartConfig;
   static const Schema<C> s =
       Schema<C>()
+          .add("pattern", &C::pattern, kPartPatternNames,
+               "p2p (rank 0 to rank 1), sweep3d (2-D wavefront) or halo3d (3-D faces)")
           .add("impls", &C::impls, kPartImplNames, "implementations, measured in turn")
           .add("sizes_bytes", &C::sizes_bytes, Unit::bytes, "message sizes asked for")
           .add("partitions", &C::partitions, Unit::count, "partition counts (one thread each)")
@@ -41,21 +43,29 @@ const Schema<PartPoint>& part_point_schema() {
           .add("iterations", &P::iterations, Unit::count, "iterations kept per phase")
           .add("discarded", &P::discarded, Unit::count,
                "iterations discarded because a rank left the sync barrier late")
+          .add("grid", &P::grid, Unit::none,
+               "sweep3d, halo3d: the process grid from MPI_Dims_create (not periodic); empty "
+               "for p2p")
+          .spread("iteration", "_s", &P::iteration, Unit::seconds,
+                  "sweep3d, halo3d: the sync barrier to the last rank's last send and receive "
+                  "done (computation and noise included), global time; median over iterations")
           .spread("transfer", "_s", &P::transfer, Unit::seconds,
-                  "no computation, no noise: sync barrier to the receiver's last arrival, "
+                  "p2p: no computation, no noise: sync barrier to the receiver's last arrival, "
                   "global time; median over iterations")
           .add("overhead", &P::overhead, Unit::ratio,
-               "median transfer / median transfer of single at this point (paper eq. 1)")
+               "p2p: median transfer / median transfer of single at this point (paper eq. 1); "
+               "sweep3d, halo3d: median iteration / median iteration of single")
           .spread("after_join", "_s", &P::after_join, Unit::seconds,
-                  "with computation and noise: the last partition ready (the join) to the "
+                  "p2p, with computation and noise: the last partition ready (the join) to the "
                   "receiver's last arrival; median over iterations")
           .add("perceived_bandwidth_Bps", &P::perceived_bandwidth_Bps, Unit::none,
                "msg_bytes / median after_join, bytes per second (paper eq. 2)")
           .add("availability", &P::availability, Unit::ratio,
                "1 - median after_join / median after_join of single (paper eq. 3)")
           .add("early_bird_pct", &P::early_bird_pct, Unit::percent,
-               "percent of the bytes that arrived before the join; median over iterations "
-               "(paper eq. 4, counted in bytes)")
+               "p2p: percent of the bytes that arrived before the join (paper eq. 4, counted in "
+               "bytes); sweep3d: percent of the bytes of all faces that reached the downstream "
+               "rank before the sending rank's threads joined; median over iterations")
           .add("ready_s", &P::ready_s, Unit::seconds,
                "per partition: median time it was ready, from the start (with computation)")
           .add("arrive_s", &P::arrive_s, Unit::seconds,

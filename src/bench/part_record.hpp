@@ -35,11 +35,20 @@ inline constexpr EnumNames<NoiseModel, 4> kNoiseModelNames{"noise model",
                                                              {NoiseModel::uniform, "uniform"},
                                                              {NoiseModel::gaussian, "gaussian"}}}};
 
+// p2p: rank 0 to rank 1; halo3d: every rank exchanges a face with each neighbour on a 3-D
+// grid; sweep3d: a wavefront on a 2-D grid (docs/part-benchmark.md, "Patterns").
+enum class PartPattern { p2p, sweep3d, halo3d };
+inline constexpr EnumNames<PartPattern, 3> kPartPatternNames{"pattern",
+                                                             {{{PartPattern::p2p, "p2p"},
+                                                               {PartPattern::sweep3d, "sweep3d"},
+                                                               {PartPattern::halo3d, "halo3d"}}}};
+
 enum class CacheState { hot, cold };
 inline constexpr EnumNames<CacheState, 2> kCacheStateNames{
     "cache state", {{{CacheState::hot, "hot"}, {CacheState::cold, "cold"}}}};
 
 struct PartConfig {
+  PartPattern pattern = PartPattern::p2p;
   std::vector<PartImpl> impls{PartImpl::single, PartImpl::multiple, PartImpl::overlap,
                               PartImpl::mpi};
   std::vector<long> sizes_bytes;
@@ -72,10 +81,12 @@ struct PartPoint {
   std::optional<double> overhead;             // transfer / single's transfer
   std::optional<measure::Spread> after_join;  // with computation: join to last arrival
   std::optional<double> perceived_bandwidth_Bps;
-  std::optional<double> availability;    // 1 - after_join / single's after_join
-  std::optional<double> early_bird_pct;  // bytes arrived before the join, percent
-  std::vector<double> ready_s;           // per partition: median time ready, from the start
-  std::vector<double> arrive_s;          // per partition: median time arrived, from the start
+  std::optional<double> availability;        // 1 - after_join / single's after_join
+  std::optional<double> early_bird_pct;      // bytes arrived before the join, percent
+  std::vector<double> ready_s;               // per partition: median time ready, from the start
+  std::vector<double> arrive_s;              // per partition: median time arrived, from the start
+  std::string grid;                          // sweep3d, halo3d: the process grid, "2x2x1"
+  std::optional<measure::Spread> iteration;  // sweep3d, halo3d: start to the last rank done
   std::map<std::string, std::string> null_reasons;
   double elapsed_s = 0;
 
@@ -85,7 +96,7 @@ struct PartPoint {
 };
 const Schema<PartPoint>& part_point_schema();
 
-inline constexpr int kPartSchemaVersion = 1;
+inline constexpr int kPartSchemaVersion = 2;  // 2: pattern, grid, iteration
 
 inline const ResultKind<PartConfig, PartPoint> kPartResult{
     "part",
@@ -96,6 +107,7 @@ inline const ResultKind<PartConfig, PartPoint> kPartResult{
      {"msg_bytes", "msg", 10},
      {"partitions", "parts", 5},
      {"overhead", "overhead", 8},
+     {"iteration_s", "iteration", 10},
      {"after_join_s", "after join", 10},
      {"availability", "avail", 6},
      {"early_bird_pct", "early %", 7},

@@ -57,6 +57,7 @@ CASES = [
     (["p2p", "--sizes", "4GiB"], "4294967296"),
     (["progress", "--threads", "0"], "'0'"),
     (["part", "--sizes", "4B", "--partitions", "8"], "--sizes 4 in 8 partitions"),
+    (["part", "--pattern", "stencil"], "'stencil'"),
     (["schema", "--format", "yaml"], "'yaml'"),
 ]
 

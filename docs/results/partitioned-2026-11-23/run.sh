@@ -23,8 +23,9 @@
 # Figures (issue 12): early-bird % and availability for MPICH's own partitioned (`mpi`,
 # MPICH run only), liboverlap's layer (`overlap`) and `multiple` beside `single`, at 2, 4
 # and 8 partitions, 64 KiB..16 MiB, 10 ms per thread with 4 % single-thread noise, hot
-# cache (run 1); the overhead ratio without noise (run 2); Sweep3D and Halo3D are not
-# implemented (docs/part-benchmark.md), so no run for them.
+# cache (run 1); the overhead ratio without noise (run 2); one Sweep3D and one Halo3D point
+# (runs 3 and 4: 1 MiB faces in 4 partitions, the same computation and noise; with one
+# rank per node the grids are 2x1 and 2x1x1, i.e. one face between the two nodes).
 set -eu
 here=docs/results/partitioned-2026-11-23
 out=${OUT:-$here}
@@ -35,8 +36,10 @@ mkdir -p "$out"
 
 if [ "${SCALE:-full}" = smoke ]; then
   sizes="64KiB,1MiB" parts="2,4" iters="--iterations 2 --warmup 1" t=300
+  psize=64KiB pparts=2
 else
   sizes="64KiB:16MiB" parts="1,2,4,8" iters="--iterations 20 --warmup 3" t=3600
+  psize=1MiB pparts=4
 fi
 impls="single,multiple,overlap,mpi"
 
@@ -58,6 +61,14 @@ for mpi in mpich openmpi; do
   run $t --mpi $mpi -- $bin part --impl $impls --sizes $sizes --partitions $parts \
     --compute 1ms --noise none --cache hot --progress shared $iters \
     --output $out/part-overhead-$mpi.json --csv $out/part-overhead-$mpi.csv
+  # 3, 4. One point of each application pattern: time per iteration, overhead vs single,
+  #    sweep3d's early-bird %.
+  for pattern in sweep3d halo3d; do
+    run $t --mpi $mpi -- $bin part --pattern $pattern --impl $impls --sizes $psize \
+      --partitions $pparts --compute 10ms --noise single --noise-amount 4% --cache hot \
+      --progress shared $iters \
+      --output $out/part-$pattern-$mpi.json --csv $out/part-$pattern-$mpi.csv
+  done
 done
 scripts/cluster down
 
