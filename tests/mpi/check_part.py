@@ -13,7 +13,7 @@ import csv
 import json
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, is_num, launcher,
+from mpitest import (argument_parser, part_points, check_result_header, close, fail, is_num, launcher,
                      main_frame, mpi_env, run)
 
 SIZES = "4KiB:8KiB"
@@ -58,15 +58,7 @@ def check_point(p, flavor):
 
 
 def check_points(doc, flavor):
-    points = {}
-    for p in doc["points"]:
-        key = (p.get("requested_bytes"), p.get("partitions"), p.get("impl"))
-        if key in points:
-            fail(f"point {key} appears twice")
-        points[key] = p
-    want = {(s, n, i) for s in SIZES_BYTES for n in PARTITIONS for i in IMPLS}
-    if set(points) != want:
-        fail(f"points {sorted(points)}, expected {sorted(want)}")
+    points = part_points(doc, SIZES_BYTES, PARTITIONS, IMPLS)
     for p in points.values():
         check_point(p, flavor)
     for s in SIZES_BYTES:

@@ -13,7 +13,7 @@ Never asserts timings. Exit codes: 0 pass, 1 fail.
 import json
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, is_num, launcher,
+from mpitest import (argument_parser, part_points, check_result_header, close, fail, is_num, launcher,
                      main_frame, mpi_env, run)
 
 SIZES_BYTES = [4096]
@@ -68,15 +68,7 @@ def measure(args, env, out):
     check_result_header(doc, "part", args)
     if doc["config"].get("pattern") != args.pattern:
         fail(f"config.pattern {doc['config'].get('pattern')!r}")
-    points = {}
-    for pt in doc["points"]:
-        key = (pt.get("requested_bytes"), pt.get("partitions"), pt.get("impl"))
-        if key in points:
-            fail(f"point {key} appears twice")
-        points[key] = pt
-    want = {(s, n, i) for s in SIZES_BYTES for n in PARTITIONS for i in IMPLS}
-    if set(points) != want:
-        fail(f"points {sorted(points)}, expected {sorted(want)}")
+    points = part_points(doc, SIZES_BYTES, PARTITIONS, IMPLS)
     for pt in points.values():
         check_point(pt, args)
     for s in SIZES_BYTES:

@@ -213,3 +213,17 @@ def main_frame(prefix, body):
         sys.exit(1)
     shutil.rmtree(tmp, ignore_errors=True)
     print("PASS")
+
+
+def part_points(doc, sizes, partitions, impls):
+    """part's points keyed (requested_bytes, partitions, impl): each exactly once, all there."""
+    points = {}
+    for p in doc["points"]:
+        key = (p.get("requested_bytes"), p.get("partitions"), p.get("impl"))
+        if key in points:
+            fail(f"point {key} appears twice")
+        points[key] = p
+    want = {(s, n, i) for s in sizes for n in partitions for i in impls}
+    if set(points) != want:
+        fail(f"points {sorted(points)}, expected {sorted(want)}")
+    return points
