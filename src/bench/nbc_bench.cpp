@@ -142,6 +142,10 @@ NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
 
 // With `account`, CPU counters are sampled at the phase boundaries, outside every timed
 // window: before a phase's barrier and after its end time was taken.
+// Phase order: bare collective, overlap run, bare computation. Each computation window
+// then follows a transfer (the bare collective's, or the overlap run's Wait), so both see
+// the same cache state and kernel tail; with the bare computation right after the bare
+// collective, MPI's own (unprogressed) collectives measured r_comp_slowdown 0.85-0.95.
 NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests, bool account) {
   Local it;
   if (account) cpu_.mark();
@@ -153,21 +157,8 @@ NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests, bool account) 
   if (account) cpu_.mark(PhaseAccounting::comm_alone);
 
   it.late = clock_.barrier() || it.late;
-  // With test calls, the reference is split into the same pieces (with nothing between),
-  // so that t_comp - t_comp_ref is the test calls' cost, not the splitting's.
-  int calls = 0;
-  const double c0 = clock_.now();
-  if (tests > 1) {
-    work_.run_in_pieces(
-        tests - 1, [] {}, calls);
-  } else {
-    work_.run();
-  }
-  it.comp_ref = clock_.now() - c0;
-  if (account) cpu_.mark(PhaseAccounting::comp_alone);
-
-  it.late = clock_.barrier() || it.late;
   // Algorithm 1; MPI_Test calls only when --test-interval asks for them.
+  int calls = 0;
   const auto test = [&] {
     const double t = clock_.now();
     op.test();
@@ -186,6 +177,20 @@ NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests, bool account) 
   op.wait();
   it.t4 = clock_.now();
   if (account) cpu_.mark(PhaseAccounting::overlapped);
+
+  it.late = clock_.barrier() || it.late;
+  // With test calls, the reference is split into the same pieces (with nothing between),
+  // so that t_comp - t_comp_ref is the test calls' cost, not the splitting's.
+  const double c0 = clock_.now();
+  if (tests > 1) {
+    work_.run_in_pieces(
+        tests - 1, [] {}, calls);
+  } else {
+    work_.run();
+  }
+  it.comp_ref = clock_.now() - c0;
+  if (account) cpu_.mark(PhaseAccounting::comp_alone);
+
   return it;
 }
 
@@ -313,6 +318,7 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
   rec.t_call = s.t_call;
   rec.t_comp = s.t_comp;
   rec.t_wait = s.t_wait;
+  rec.t_comp_max = s.t_comp_max;
   rec.t_in_mpi = s.t_in_mpi;
   if (rec.test_calls > 0) rec.t_test = s.t_test;
   rec.r_overhead = s.r_overhead;
@@ -329,6 +335,7 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
     samples.t_call_s.push_back(x.t_call);
     samples.t_comp_s.push_back(x.t_comp);
     samples.t_wait_s.push_back(x.t_wait);
+    samples.t_comp_max_s.push_back(x.t_comp_max);
     samples.pacing_rank.push_back(x.pacing_rank);
   }
   rec.samples = samples;

@@ -39,6 +39,8 @@ const Schema<NbcSamples>& nbc_samples_schema() {
           .add("t_call_s", &S::t_call_s, Unit::seconds, "per kept iteration, pacing rank")
           .add("t_comp_s", &S::t_comp_s, Unit::seconds, "per kept iteration, pacing rank")
           .add("t_wait_s", &S::t_wait_s, Unit::seconds, "per kept iteration, pacing rank")
+          .add("t_comp_max_s", &S::t_comp_max_s, Unit::seconds,
+               "per kept iteration, the slowest rank's t3 - t2")
           .add("pacing_rank", &S::pacing_rank, Unit::none,
                "per kept iteration, the rank whose own t4 - t1 was the largest");
   return s;
@@ -73,6 +75,8 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .spread("t_call", "_s", &P::t_call, Unit::seconds, "t2 - t1 of the pacing rank; median")
           .spread("t_comp", "_s", &P::t_comp, Unit::seconds, "t3 - t2 of the pacing rank; median")
           .spread("t_wait", "_s", &P::t_wait, Unit::seconds, "t4 - t3 of the pacing rank; median")
+          .spread("t_comp_max", "_s", &P::t_comp_max, Unit::seconds,
+                  "t3 - t2 of the slowest rank (r_comp_slowdown's numerator); median")
           .spread("t_in_mpi", "_s", &P::t_in_mpi, Unit::seconds,
                   "t_call + t_wait of the pacing rank; median (r_comm's numerator)")
           .spread("t_test", "_s", &P::t_test, Unit::seconds,
@@ -81,7 +85,8 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .spread("r_overhead", "", &P::r_overhead, Unit::ratio,
                   "(t_measured - max(t_comp_ref, t_comm_ref)) / min(t_comp_ref, t_comm_ref)")
           .spread("r_comm", "", &P::r_comm, Unit::ratio, "t_in_mpi / t_comm_ref")
-          .spread("r_comp_slowdown", "", &P::r_comp_slowdown, Unit::ratio, "t_comp / t_comp_ref")
+          .spread("r_comp_slowdown", "", &P::r_comp_slowdown, Unit::ratio,
+                  "t_comp_max / t_comp_ref (slowest rank against slowest rank)")
           .add("osu_overlap_pct", &P::osu_overlap_pct, Unit::percent,
                "OSU's formula on our times: per-rank means, averaged over ranks")
           .add("imb_overlap_pct", &P::imb_overlap_pct, Unit::percent,

@@ -17,7 +17,9 @@
 
 namespace overlap::bench {
 
-inline constexpr int kNbcSchemaVersion = 4;  // 3: cpu, decomposition; 4: its rates (issue 13)
+// 3: cpu, decomposition; 4: its rates (issue 13); 5: t_comp_max, r_comp_slowdown of the
+// slowest rank against the slowest rank's reference
+inline constexpr int kNbcSchemaVersion = 5;
 
 struct NbcConfig {
   std::vector<Implementation> impls{Implementation::mpi};  // compared point by point
@@ -38,7 +40,8 @@ const Schema<NbcConfig>& nbc_config_schema();
 
 // One grid point: the kept iterations as reduced over ranks (measure/overlap_reduction).
 struct NbcSamples {
-  std::vector<double> t_comm_ref_s, t_comp_ref_s, t_measured_s, t_call_s, t_comp_s, t_wait_s;
+  std::vector<double> t_comm_ref_s, t_comp_ref_s, t_measured_s, t_call_s, t_comp_s, t_wait_s,
+      t_comp_max_s;
   std::vector<int> pacing_rank;
 };
 const Schema<NbcSamples>& nbc_samples_schema();
@@ -56,7 +59,7 @@ struct NbcPoint {
   int discarded = 0;   // left out: a rank left a sync barrier late
   int test_calls = 0;  // MPI_Test calls per overlap run (0 without --test-interval)
   std::optional<measure::Spread> t_comm_ref, t_comp_ref, t_measured, t_call, t_comp, t_wait,
-      t_in_mpi, t_test;
+      t_in_mpi, t_test, t_comp_max;
   std::optional<measure::Spread> r_overhead, r_comm, r_comp_slowdown;
   std::optional<double> osu_overlap_pct, imb_overlap_pct;
   measure::Diagnosis diagnosis = measure::Diagnosis::invalid;

@@ -23,13 +23,14 @@ int pacing_rank(const std::vector<RankIteration>& ranks) {
 
 IterationSample reduce_iteration(const std::vector<RankIteration>& ranks) {
   std::vector<double> cs, ce, t1, t4;
-  double comp_ref = 0;
+  double comp_ref = 0, comp_max = 0;
   for (const RankIteration& x : ranks) {
     cs.push_back(x.comm_start);
     ce.push_back(x.comm_end);
     t1.push_back(x.t1);
     t4.push_back(x.t4);
     comp_ref = std::max(comp_ref, x.comp_ref);
+    comp_max = std::max(comp_max, x.t_comp);
   }
   const int p = pacing_rank(ranks);
   const RankIteration& pace = ranks[static_cast<std::size_t>(p)];
@@ -40,7 +41,8 @@ IterationSample reduce_iteration(const std::vector<RankIteration>& ranks) {
           pace.t_comp,
           pace.t_wait,
           pace.t_test,
-          p};
+          p,
+          comp_max};
 }
 
 template <typename F>
@@ -74,16 +76,19 @@ void add_ratios(OverlapPointStats& s, const DiagnosisThresholds& thresholds) {
   for (const IterationSample& x : s.samples) {
     const OverlapTimes t{
         s.t_comm_ref.median, s.t_comp_ref.median, x.t_measured, x.t_call, x.t_comp, x.t_wait};
+    OverlapTimes slowest = t;
+    slowest.t_comp = x.t_comp_max;
     const auto r = overlap_ratios(t);
-    if (!r) {
+    const auto rs = overlap_ratios(slowest);
+    if (!r || !rs) {
       s.invalid_reason = "a reference time was not positive";
       return;
     }
     overhead.push_back(r->r_overhead);
     comm.push_back(r->r_comm);
-    slowdown.push_back(r->r_comp_slowdown);
+    slowdown.push_back(rs->r_comp_slowdown);  // slowest rank against slowest rank
     progressed.push_back(r->progressed);
-    loss.push_back(r->r_comp_loss);
+    loss.push_back(rs->r_comp_loss);
   }
   s.r_overhead = spread(overhead);
   s.r_comm = spread(comm);
@@ -129,6 +134,7 @@ OverlapPointStats reduce_overlap(const std::vector<std::vector<RankIteration>>& 
   s.t_measured = spread_of(s.samples, [](auto& x) { return x.t_measured; });
   s.t_call = spread_of(s.samples, [](auto& x) { return x.t_call; });
   s.t_comp = spread_of(s.samples, [](auto& x) { return x.t_comp; });
+  s.t_comp_max = spread_of(s.samples, [](auto& x) { return x.t_comp_max; });
   s.t_wait = spread_of(s.samples, [](auto& x) { return x.t_wait; });
   s.t_in_mpi = spread_of(s.samples, [](auto& x) { return x.t_call + x.t_wait; });
   s.t_test = spread_of(s.samples, [](auto& x) { return x.t_test; });

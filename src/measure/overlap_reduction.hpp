@@ -43,6 +43,11 @@ struct IterationSample {
   double t_comm_ref = 0, t_comp_ref = 0, t_measured = 0;
   double t_call = 0, t_comp = 0, t_wait = 0, t_test = 0;
   int pacing_rank = 0;
+  // The slowest rank's t_comp: r_comp_slowdown compares it with t_comp_ref (also the
+  // slowest rank's), so both sides of the ratio are chosen the same way. The pacing rank's
+  // own t_comp is biased low: where nothing progresses, the rank that waited longest is
+  // usually the one whose computation was quickest.
+  double t_comp_max = 0;
 };
 
 struct OverlapPointStats {
@@ -52,8 +57,9 @@ struct OverlapPointStats {
   int discarded = 0;
   std::vector<IterationSample> samples;  // the kept iterations, in order
   Spread t_comm_ref, t_comp_ref, t_measured, t_call, t_comp, t_wait;
-  Spread t_in_mpi;  // t_call + t_wait of the pacing rank
-  Spread t_test;    // inside MPI_Test calls of the pacing rank
+  Spread t_comp_max;  // the slowest rank's t_comp (r_comp_slowdown's numerator)
+  Spread t_in_mpi;    // t_call + t_wait of the pacing rank
+  Spread t_test;      // inside MPI_Test calls of the pacing rank
   Spread r_overhead, r_comm, r_comp_slowdown;
   double progressed = 0;   // median progressed_fraction
   double r_comp_loss = 0;  // median r_comp_loss

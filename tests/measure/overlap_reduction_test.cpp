@@ -76,6 +76,24 @@ TEST(OverlapReduction, MediansQuartilesAndRatiosOverKeptIterations) {
   EXPECT_EQ(s.diagnosis, Diagnosis::no_progression);
 }
 
+// Nothing progresses during the computation (MPI's own collective): each rank computes
+// exactly as long as its bare computation, and the rank whose computation was quicker
+// waits longest, so it paces. Its own t_comp against the slowest rank's reference read
+// 0.9 here; the slowest rank's t_comp against the same reference reads 1, as it must.
+TEST(OverlapReduction, SlowdownComparesTheSlowestRankWithTheSlowestReference) {
+  const std::vector<std::vector<RankIteration>> its = {
+      {rank(100.0, 100.010, 0.010, 0.018, 200.0, 200.030, 0.0, 0.018, 0.012),
+       rank(100.0, 100.010, 0.010, 0.020, 200.0, 200.030, 0.0, 0.020, 0.010)},
+  };
+  const OverlapPointStats s = reduce_overlap(its);
+  ASSERT_TRUE(s.valid) << s.invalid_reason;
+  EXPECT_EQ(s.samples[0].pacing_rank, 0);  // 30 ms of its own, ties go to the first rank
+  EXPECT_DOUBLE_EQ(s.samples[0].t_comp, 0.018);
+  EXPECT_DOUBLE_EQ(s.samples[0].t_comp_max, 0.020);
+  EXPECT_NEAR(s.t_comp_max.median, 0.020, 1e-12);
+  EXPECT_NEAR(s.r_comp_slowdown.median, 1.0, 1e-12);
+}
+
 TEST(OverlapReduction, PeerPercentagesUseEachRanksMeans) {
   const OverlapPointStats s = reduce_overlap(two_ranks());
   // Rank means over the kept iterations: rank 0 overall 27.5, compute 20.5, pure 12 ms;
