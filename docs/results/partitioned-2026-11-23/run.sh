@@ -11,7 +11,7 @@
 # at a time, the receiver shares the cores with them. With 4 and 8 partitions threads
 # still outnumber cores (overlap-bench warns): the figures then show what a node with
 # fewer cores than threads gets, which is the case the early-bird transfer must survive.
-# Nothing else may run on the machine meanwhile. About 1.5 hours at full scale.
+# Nothing else may run on the machine meanwhile. About 25 minutes at full scale.
 #
 #   docs/results/partitioned-2026-11-23/run.sh
 #   SCALE=smoke docs/results/partitioned-2026-11-23/run.sh   # minutes: does it work?
@@ -37,9 +37,11 @@ mkdir -p "$out"
 if [ "${SCALE:-full}" = smoke ]; then
   sizes="64KiB,1MiB" parts="2,4" iters="--iterations 2 --warmup 1" t=300
   psize=64KiB pparts=2
+  usizes=64KiB uparts=4
 else
   sizes="64KiB:16MiB" parts="1,2,4,8" iters="--iterations 20 --warmup 3" t=3600
   psize=1MiB pparts=4
+  usizes="64KiB:4MiB" uparts="2,4,8"
 fi
 impls="single,multiple,overlap,mpi"
 
@@ -61,6 +63,13 @@ for mpi in mpich openmpi; do
   run $t --mpi $mpi -- $bin part --impl $impls --sizes $sizes --partitions $parts \
     --compute 1ms --noise none --cache hot --progress shared $iters \
     --output $out/part-overhead-$mpi.json --csv $out/part-overhead-$mpi.csv
+  # 5. Ready times spread over the computation (uniform noise of 90 %: each thread computes
+  #    10..19 ms), the regime where the computation is longer than the transfer and
+  #    partitions can leave early (run 1's single-thread 4 % noise opens a 0.4 ms window
+  #    only, so there early-bird is bounded by what crosses the link in 0.4 ms).
+  run $t --mpi $mpi -- $bin part --impl $impls --sizes $usizes --partitions $uparts \
+    --compute 10ms --noise uniform --noise-amount 90% --cache hot --progress shared $iters \
+    --output $out/part-spread-$mpi.json --csv $out/part-spread-$mpi.csv
   # 3, 4. One point of each application pattern: time per iteration, overhead vs single,
   #    sweep3d's early-bird %.
   for pattern in sweep3d halo3d; do
