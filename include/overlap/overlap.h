@@ -110,7 +110,8 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
  * A partition leaves as soon as it (with the partitions aggregated with it) is ready: the
  * thread that calls OVX_Pready posts it, and the progress engine moves it on. Aggregation
  * (MPI_Info key "overlap_aggregation", else environment variable OVERLAP_PART_AGGREGATION):
- * "none" (default), "count:K" or "bytes:N". */
+ * "none" (default), "count:K", "bytes:N", or "adaptive[:N]" (what is ready when a Pready
+ * posts leaves together, runs of at most N bytes). */
 typedef struct OVX_Prequest_s* OVX_Prequest;
 #define OVX_PREQUEST_NULL ((OVX_Prequest)0)
 

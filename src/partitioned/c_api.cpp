@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "overlap/overlap.h"
@@ -195,10 +196,8 @@ int OVX_Pready_range(int partition_low, int partition_high, OVX_Prequest request
                     ", partition_high=" + std::to_string(partition_high) +
                     " is not a range of partitions (allowed: 0 <= low <= high <= " +
                     std::to_string(r.partitions() - 1) + ")");
-  for (int p = partition_low; p <= partition_high; ++p) {
-    if (std::string why = r.pready(p); !why.empty())
-      return fail("OVX_Pready_range", r.comm(), ErrorKind::request, why);
-  }
+  if (std::string why = r.pready_range(partition_low, partition_high); !why.empty())
+    return fail("OVX_Pready_range", r.comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -209,10 +208,9 @@ int OVX_Pready_list(int length, const int partitions[], OVX_Prequest request) {
     return fail("OVX_Pready_list", r.comm(), ErrorKind::argument,
                 "length=" + std::to_string(length) + " with partitions " +
                     (partitions == nullptr ? "NULL" : "given") + " is not a list");
-  for (int i = 0; i < length; ++i) {
-    if (std::string why = r.pready(partitions[i]); !why.empty())
-      return fail("OVX_Pready_list", r.comm(), ErrorKind::request, why);
-  }
+  const std::span<const int> list(partitions, static_cast<std::size_t>(length));
+  if (std::string why = r.pready_list(list); !why.empty())
+    return fail("OVX_Pready_list", r.comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 

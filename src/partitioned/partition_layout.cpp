@@ -53,9 +53,13 @@ AggregationPolicy parse_aggregation(const std::string& text, std::string& error)
     p.kind = Aggregation::by_bytes;
     return p;
   }
+  if (text == "adaptive" || (head == "adaptive" && parse_positive(arg, true, p.value))) {
+    p.kind = Aggregation::adaptive;
+    return p;
+  }
   error = "aggregation '" + text +
           "' is not allowed (allowed: none, count:K with K >= 1, bytes:N with N >= 1 and an "
-          "optional k, M or G suffix)";
+          "optional k, M or G suffix, adaptive, adaptive:N with N as for bytes)";
   return {};
 }
 
@@ -67,6 +71,8 @@ std::string aggregation_name(const AggregationPolicy& policy) {
       return "count:" + std::to_string(policy.value);
     case Aggregation::by_bytes:
       return "bytes:" + std::to_string(policy.value);
+    case Aggregation::adaptive:
+      return policy.value == 0 ? "adaptive" : "adaptive:" + std::to_string(policy.value);
   }
   return "none";
 }
@@ -75,6 +81,7 @@ std::uint32_t partitions_per_chunk(const AggregationPolicy& policy, std::uint64_
   std::uint64_t k = 1;
   switch (policy.kind) {
     case Aggregation::none:
+    case Aggregation::adaptive:
       break;
     case Aggregation::by_count:
       k = policy.value;
@@ -96,7 +103,8 @@ std::uint32_t ChunkLayout::partitions_in(std::uint32_t c) const {
 ChunkLayout make_layout(std::uint32_t partitions, std::uint64_t partition_bytes,
                         const AggregationPolicy& policy) {
   const std::uint32_t group = std::min(partitions_per_chunk(policy, partition_bytes), partitions);
-  return ChunkLayout{partitions, partition_bytes, std::max<std::uint32_t>(group, 1)};
+  return ChunkLayout{partitions, partition_bytes, std::max<std::uint32_t>(group, 1),
+                     policy.kind == Aggregation::adaptive};
 }
 
 ChunkRange chunks_for_receiver_partition(const ChunkLayout& layout, std::uint32_t partitions,

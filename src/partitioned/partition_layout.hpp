@@ -17,27 +17,35 @@ enum class Aggregation : std::uint8_t {
   none,      // one message per partition: each leaves the moment it is ready
   by_count,  // `value` consecutive partitions per message: leaves when all of them are ready
   by_bytes,  // as many consecutive partitions as make at least `value` bytes
+  adaptive,  // what is ready and unsent when a Pready posts: runs of consecutive partitions,
+             // each at most `value` bytes (0: no bound but INT_MAX), announced by a
+             // descriptor message (adaptive_runs.hpp)
 };
 
 struct AggregationPolicy {
   Aggregation kind = Aggregation::none;
-  std::uint64_t value = 0;  // partitions (by_count) or bytes (by_bytes)
+  std::uint64_t value = 0;  // partitions (by_count), bytes (by_bytes), max bytes (adaptive)
 };
 
-// "none", "count:K" (K >= 1) or "bytes:N" (N >= 1, with an optional k/K/M/G suffix).
+// "none", "count:K" (K >= 1), "bytes:N" (N >= 1, with an optional k/K/M/G suffix),
+// "adaptive" or "adaptive:N" (N as for bytes).
 // On a bad text, `error` names it and what is allowed.
 AggregationPolicy parse_aggregation(const std::string& text, std::string& error);
 std::string aggregation_name(const AggregationPolicy& policy);
 
-// Partitions per chunk for `partition_bytes`-byte partitions (>= 1).
+// Partitions per chunk for `partition_bytes`-byte partitions (>= 1; 1 for adaptive, whose
+// messages are not fixed chunks).
 std::uint32_t partitions_per_chunk(const AggregationPolicy& policy, std::uint64_t partition_bytes);
 
 // The wire layout both sides agree on: `partitions` sender partitions of `partition_bytes`
-// bytes each, grouped `group` at a time (the last chunk may hold fewer).
+// bytes each, grouped `group` at a time (the last chunk may hold fewer). Adaptive: group 1
+// (the receiver tracks arrival per sender partition) and the messages are runs the sender
+// chose at Pready time (adaptive_runs.hpp).
 struct ChunkLayout {
   std::uint32_t partitions = 1;
   std::uint64_t partition_bytes = 0;
   std::uint32_t group = 1;
+  bool adaptive = false;
 
   std::uint32_t chunks() const {
     return static_cast<std::uint32_t>((std::uint64_t{partitions} + group - 1) / group);

@@ -1,5 +1,6 @@
 #include "partitioned/partitioned_request.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 
@@ -11,7 +12,7 @@
 namespace overlap::partitioned {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x4f56585061727431ULL;  // "OVXPart1"
+constexpr std::uint64_t kMagic = 0x4f56585061727432ULL;  // "OVXPart2"
 
 // Below MPI_THREAD_MULTIPLE, posts from several Pready threads take turns.
 std::mutex& post_mutex() {
@@ -47,12 +48,13 @@ std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs
   auto r = std::make_shared<PartitionedRequest>(args, engine);
   if (args.side == Side::send) {
     r->layout_ = make_layout(args.partitions, args.partition_bytes, args.aggregation);
-    if (r->layout_.chunks() > args.tags.max_chunks) {
+    // Adaptive uses two tags whatever the partition count; fixed chunks one tag each.
+    if (!r->layout_.adaptive && r->layout_.chunks() > args.tags.max_chunks) {
       error = "partitions=" + std::to_string(args.partitions) + " with aggregation " +
               aggregation_name(args.aggregation) + " makes " + std::to_string(r->layout_.chunks()) +
               " messages per epoch, more than the " + std::to_string(args.tags.max_chunks) +
               " liboverlap's tag space allows; aggregate (MPI_Info key overlap_aggregation, "
-              "e.g. count:K)";
+              "e.g. count:K, or adaptive)";
       return nullptr;
     }
     if (r->layout_.bytes(0) > static_cast<std::uint64_t>(INT_MAX)) {
@@ -62,7 +64,11 @@ std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs
       return nullptr;
     }
     r->ready_ = std::make_unique<std::atomic<std::uint8_t>[]>(args.partitions);
-    r->pending_ = std::make_unique<std::atomic<std::uint32_t>[]>(r->layout_.chunks());
+    if (r->layout_.adaptive)
+      r->batcher_ = std::make_unique<AdaptiveBatcher>(args.partitions, args.partition_bytes,
+                                                      args.aggregation.value);
+    else
+      r->pending_ = std::make_unique<std::atomic<std::uint32_t>[]>(r->layout_.chunks());
     r->owned_channel_ = channel_pool().acquire(args.tags.channels);
     if (!r->owned_channel_) {
       error = "all " + std::to_string(args.tags.channels) +
@@ -89,6 +95,7 @@ std::string PartitionedRequest::post_handshake() {
     handshake_[2] = layout_.partition_bytes;
     handshake_[3] = layout_.group;
     handshake_[4] = channel_;
+    handshake_[5] = layout_.adaptive ? 1 : 0;
     rc = PMPI_Isend(handshake_, sizeof handshake_, MPI_BYTE, args_.peer, tag, args_.comm, &req);
   } else {
     rc = PMPI_Irecv(handshake_, sizeof handshake_, MPI_BYTE, args_.peer, tag, args_.comm, &req);
@@ -96,12 +103,9 @@ std::string PartitionedRequest::post_handshake() {
   if (rc != MPI_SUCCESS)
     return "could not post the handshake with rank " + std::to_string(args_.peer);
   // The watch keeps this request alive until the handshake finished, even if freed.
-  auto self = shared_from_this();
-  engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
-                            [self](const progress::RequestStatus& st) {
-                              if (self->args_.side == Side::recv)
-                                self->on_handshake(progress::to_status(st).MPI_ERROR);
-                            });
+  watch(req, [self = shared_from_this()](const MPI_Status& st) {
+    if (self->args_.side == Side::recv) self->on_handshake(st.MPI_ERROR);
+  });
   return "";
 }
 
@@ -117,8 +121,12 @@ std::string PartitionedRequest::start(MPI_Request* request) {
   if (args_.side == Side::send) {
     for (std::uint32_t p = 0; p < args_.partitions; ++p)
       ready_[p].store(0, std::memory_order_relaxed);
-    for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
-      pending_[c].store(layout_.partitions_in(c), std::memory_order_relaxed);
+    if (layout_.adaptive) {
+      batcher_->reset();
+    } else {
+      for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
+        pending_[c].store(layout_.partitions_in(c), std::memory_order_relaxed);
+    }
     chunks_left_.store(layout_.chunks(), std::memory_order_relaxed);
     epoch_error_.store(MPI_SUCCESS, std::memory_order_relaxed);
     active_.store(true, std::memory_order_release);  // publishes the resets to Pready threads
@@ -147,6 +155,34 @@ std::string PartitionedRequest::start(MPI_Request* request) {
 }
 
 std::string PartitionedRequest::pready(int partition) {
+  std::string why = mark_ready(partition);
+  if (why.empty() && adaptive_sender()) post_ready_runs();
+  return why;
+}
+
+std::string PartitionedRequest::pready_range(int low, int high) {
+  std::string why;
+  int marked = 0;
+  for (int p = low; p <= high && why.empty(); ++p) {
+    why = mark_ready(p);
+    if (why.empty()) ++marked;
+  }
+  if (marked > 0 && adaptive_sender()) post_ready_runs();
+  return why;
+}
+
+std::string PartitionedRequest::pready_list(std::span<const int> partitions) {
+  std::string why;
+  int marked = 0;
+  for (std::size_t i = 0; i < partitions.size() && why.empty(); ++i) {
+    why = mark_ready(partitions[i]);
+    if (why.empty()) ++marked;
+  }
+  if (marked > 0 && adaptive_sender()) post_ready_runs();
+  return why;
+}
+
+std::string PartitionedRequest::mark_ready(int partition) {
   if (args_.side != Side::send)
     return "the request is a receive (OVX_Precv_init); Pready is for sends";
   if (!active_.load(std::memory_order_acquire))
@@ -157,6 +193,10 @@ std::string PartitionedRequest::pready(int partition) {
            std::to_string(args_.partitions - 1) + ")";
   if (ready_[partition].exchange(1, std::memory_order_acq_rel) != 0)
     return "partition=" + std::to_string(partition) + " was already marked ready in this epoch";
+  if (layout_.adaptive) {
+    batcher_->push(static_cast<std::uint32_t>(partition));
+    return "";
+  }
   const std::uint32_t c = layout_.chunk_of(static_cast<std::uint32_t>(partition));
   // The thread that readies a chunk's last partition posts it: no waiting for a progress
   // pass or for the application's next MPI call.
@@ -164,34 +204,92 @@ std::string PartitionedRequest::pready(int partition) {
   return "";
 }
 
+int PartitionedRequest::post(Side side, const void* buf, std::uint64_t bytes, int tag,
+                             MPI_Request* req) {
+  std::unique_lock lock(post_mutex(), std::defer_lock);
+  if (!thread_multiple()) lock.lock();
+  const int count = static_cast<int>(bytes);  // <= INT_MAX: checked at creation
+  if (side == Side::send) return PMPI_Isend(buf, count, MPI_BYTE, args_.peer, tag, args_.comm, req);
+  return PMPI_Irecv(const_cast<void*>(buf), count, MPI_BYTE, args_.peer, tag, args_.comm, req);
+}
+
+void PartitionedRequest::watch(MPI_Request req, std::function<void(const MPI_Status&)> done) {
+  engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
+                            [callback = std::move(done)](const progress::RequestStatus& st) {
+                              callback(progress::to_status(st));
+                            });
+}
+
 void PartitionedRequest::post_chunk(std::uint32_t c) {
   if (args_.peer == MPI_PROC_NULL) {
-    chunk_finished(c, MPI_SUCCESS);
+    units_finished(1, MPI_SUCCESS);
     return;
   }
   const auto* data = static_cast<const std::byte*>(args_.buf) + layout_.offset(c);
   MPI_Request req = MPI_REQUEST_NULL;
-  int rc = MPI_SUCCESS;
-  {
-    std::unique_lock lock(post_mutex(), std::defer_lock);
-    if (!thread_multiple()) lock.lock();
-    rc = PMPI_Isend(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
-                    args_.tags.data(channel_, c), args_.comm, &req);
-  }
+  const int rc = post(Side::send, data, layout_.bytes(c), args_.tags.data(channel_, c), &req);
   // Under MPI_ERRORS_RETURN a failed post must end the epoch with its error, not hang it.
   if (rc != MPI_SUCCESS) {
-    chunk_finished(c, rc);
+    units_finished(1, rc);
     return;
   }
-  auto self = shared_from_this();
-  engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
-                            [self, c](const progress::RequestStatus& st) {
-                              self->chunk_finished(c, progress::to_status(st).MPI_ERROR);
-                            });
+  watch(req, [self = shared_from_this()](const MPI_Status& st) {
+    self->units_finished(1, st.MPI_ERROR);
+  });
+}
+
+void PartitionedRequest::post_ready_runs() {
+  // The epoch may complete, and the application free the request, while this thread is
+  // still here after posting another thread's partition.
+  const auto self = shared_from_this();
+  batcher_->post_queued([this](std::span<const Run> runs) { post_runs(runs); });
+}
+
+void PartitionedRequest::post_runs(std::span<const Run> runs) {
+  if (args_.peer == MPI_PROC_NULL) {
+    for (const Run& r : runs) units_finished(r.count, MPI_SUCCESS);
+    return;
+  }
+  auto words = std::make_shared<std::vector<std::uint32_t>>();
+  for (const Run& r : runs) {
+    words->push_back(r.first);
+    words->push_back(r.count);
+  }
+  // The descriptor's send is part of the epoch until it completed (its runs' partitions
+  // keep chunks_left_ above zero until then, so the epoch cannot complete before this).
+  chunks_left_.fetch_add(1, std::memory_order_acq_rel);
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = post(Side::send, words->data(), words->size() * sizeof(std::uint32_t),
+                args_.tags.adaptive_descriptor(channel_), &req);
+  if (rc != MPI_SUCCESS) {
+    units_finished(1, rc);
+  } else {
+    watch(req, [self = shared_from_this(), words](const MPI_Status& st) {
+      self->units_finished(1, st.MPI_ERROR);
+    });
+  }
+  // The data in the descriptor's order: the receiver posts its receives in that order on
+  // the one data tag, so each run matches its own receive.
+  for (const Run& r : runs) {
+    const auto* data = static_cast<const std::byte*>(args_.buf) + r.first * layout_.partition_bytes;
+    rc = post(Side::send, data, std::uint64_t{r.count} * layout_.partition_bytes,
+              args_.tags.adaptive_data(channel_), &req);
+    if (rc != MPI_SUCCESS) {
+      units_finished(r.count, rc);
+      continue;
+    }
+    watch(req, [self = shared_from_this(), r](const MPI_Status& st) {
+      self->units_finished(r.count, st.MPI_ERROR);
+    });
+  }
 }
 
 void PartitionedRequest::prepare_receives_locked() {
   epoch_posted_ = true;
+  if (layout_.adaptive) {
+    claimed_.assign(layout_.partitions, 0);
+    claimed_count_ = 0;
+  }
   for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
     arrived_[c].store(0, std::memory_order_relaxed);
   epoch_error_.store(MPI_SUCCESS, std::memory_order_relaxed);
@@ -199,37 +297,117 @@ void PartitionedRequest::prepare_receives_locked() {
 }
 
 void PartitionedRequest::post_receives() {
-  auto self = shared_from_this();
+  if (layout_.adaptive) {
+    post_descriptor_receive();
+    return;
+  }
   for (std::uint32_t c = 0; c < layout_.chunks(); ++c) {
     auto* data = static_cast<std::byte*>(args_.buf) + layout_.offset(c);
     MPI_Request req = MPI_REQUEST_NULL;
-    int rc = MPI_SUCCESS;
-    {
-      std::unique_lock lock(post_mutex(), std::defer_lock);
-      if (!thread_multiple()) lock.lock();
-      rc = PMPI_Irecv(data, static_cast<int>(layout_.bytes(c)), MPI_BYTE, args_.peer,
-                      args_.tags.data(channel_, c), args_.comm, &req);
-    }
+    const int rc = post(Side::recv, data, layout_.bytes(c), args_.tags.data(channel_, c), &req);
     if (rc != MPI_SUCCESS) {
-      chunk_finished(c, rc);
+      units_finished(1, rc);
       continue;
     }
-    engine_.scheduler().watch(progress::mpi_request_tester(), progress::to_slot(req),
-                              [self, c](const progress::RequestStatus& st) {
-                                const int error = progress::to_status(st).MPI_ERROR;
-                                if (error == MPI_SUCCESS)
-                                  self->arrived_[c].store(1, std::memory_order_release);
-                                self->chunk_finished(c, error);
-                              });
+    watch(req, [self = shared_from_this(), c](const MPI_Status& st) {
+      if (st.MPI_ERROR == MPI_SUCCESS) self->arrived_[c].store(1, std::memory_order_release);
+      self->units_finished(1, st.MPI_ERROR);
+    });
   }
 }
 
-void PartitionedRequest::chunk_finished(std::uint32_t, int error) {
+// Adaptive receiver: one descriptor receive at a time, each posted after the previous
+// descriptor's runs, so descriptors and runs match in the order the sender posted them.
+// Descriptors that already arrived (MPI holds them as unexpected messages) are taken at
+// once, in a loop, rather than one per progress pass: a burst of batches must not be paced
+// to the engine's pass rate.
+void PartitionedRequest::post_descriptor_receive() {
+  for (;;) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Status status{};
+    int flag = 0;
+    int rc = post(Side::recv, descriptor_, sizeof descriptor_,
+                  args_.tags.adaptive_descriptor(channel_), &req);
+    // Not under post_mutex (as the engine's own tests): MPI_Test may run a progress pass
+    // through MPI's hook, whose callbacks post.
+    if (rc == MPI_SUCCESS) rc = PMPI_Test(&req, &flag, &status);
+    if (rc != MPI_SUCCESS) {
+      abandon_unclaimed(rc);
+      return;
+    }
+    if (flag == 0) {
+      watch(req, [self = shared_from_this()](const MPI_Status& st) {
+        if (self->on_descriptor(st)) self->post_descriptor_receive();
+      });
+      return;
+    }
+    status.MPI_ERROR = MPI_SUCCESS;  // MPI_Test reports errors by its return code only
+    if (!on_descriptor(status)) return;
+  }
+}
+
+// Runs inside a progress pass or in OVX_Start (as on_handshake: MPI calls only to post
+// receives). Returns true when the epoch expects more descriptors.
+bool PartitionedRequest::on_descriptor(const MPI_Status& status) {
+  if (status.MPI_ERROR != MPI_SUCCESS) {
+    abandon_unclaimed(status.MPI_ERROR);
+    return false;
+  }
+  int bytes = 0;
+  PMPI_Get_count(&status, MPI_BYTE, &bytes);
+  std::vector<Run> runs;
+  std::string why;
+  if (bytes < 0 || bytes % static_cast<int>(sizeof(std::uint32_t)) != 0) {
+    why = "a descriptor of " + std::to_string(bytes) + " bytes is not a list of runs";
+  } else {
+    accept_descriptor(std::span<const std::uint32_t>(
+                          descriptor_, static_cast<std::size_t>(bytes) / sizeof(std::uint32_t)),
+                      layout_.partitions, layout_.partition_bytes, claimed_, runs, why);
+  }
+  if (!why.empty()) {
+    // Only a message the application sent on liboverlap's tags gets here.
+    std::fprintf(stderr, "liboverlap: partitioned receive from rank %d (tag %d): %s\n", args_.peer,
+                 args_.tag, why.c_str());
+    abandon_unclaimed(progress::error_class(progress::ErrorKind::argument));
+    return false;
+  }
+  for (const Run& r : runs) claimed_count_ += r.count;
+  // Decided before the runs' receives: once they complete the next epoch may start.
+  const bool more = claimed_count_ < layout_.partitions;
+  for (const Run& r : runs) post_run_receive(r);
+  return more;
+}
+
+void PartitionedRequest::post_run_receive(Run r) {
+  auto* data = static_cast<std::byte*>(args_.buf) + r.first * layout_.partition_bytes;
+  MPI_Request req = MPI_REQUEST_NULL;
+  const int rc = post(Side::recv, data, std::uint64_t{r.count} * layout_.partition_bytes,
+                      args_.tags.adaptive_data(channel_), &req);
+  if (rc != MPI_SUCCESS) {
+    units_finished(r.count, rc);
+    return;
+  }
+  watch(req, [self = shared_from_this(), r](const MPI_Status& st) {
+    if (st.MPI_ERROR == MPI_SUCCESS) {
+      for (std::uint32_t p = r.first; p < r.first + r.count; ++p)
+        self->arrived_[p].store(1, std::memory_order_release);
+    }
+    self->units_finished(r.count, st.MPI_ERROR);
+  });
+}
+
+void PartitionedRequest::abandon_unclaimed(int error) {
+  const std::uint32_t left = layout_.partitions - claimed_count_;
+  claimed_count_ = layout_.partitions;
+  if (left > 0) units_finished(left, error);
+}
+
+void PartitionedRequest::units_finished(std::uint32_t units, int error) {
   if (error != MPI_SUCCESS) {
     int none = MPI_SUCCESS;  // the first error of the epoch is the one reported
     epoch_error_.compare_exchange_strong(none, error, std::memory_order_acq_rel);
   }
-  if (chunks_left_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+  if (chunks_left_.fetch_sub(units, std::memory_order_acq_rel) == units)
     complete_epoch(epoch_error_.load(std::memory_order_acquire));
 }
 
@@ -258,8 +436,9 @@ void PartitionedRequest::on_handshake(int mpi_error) {
     const std::uint64_t mine = std::uint64_t{args_.partitions} * args_.partition_bytes;
     std::string why;
     if (mpi_error != MPI_SUCCESS || handshake_[0] != kMagic || handshake_[1] == 0 ||
-        handshake_[3] == 0 || handshake_[3] > handshake_[1] ||
-        handshake_[4] >= args_.tags.channels) {
+        handshake_[1] > UINT32_MAX || handshake_[3] == 0 || handshake_[3] > handshake_[1] ||
+        handshake_[4] >= args_.tags.channels || handshake_[5] > 1 ||
+        (handshake_[5] == 1 && handshake_[3] != 1)) {
       why = "the message from rank " + std::to_string(args_.peer) + " on tag " +
             std::to_string(args_.tag) + " is not a liboverlap partitioned send (OVX_Psend_init)";
     } else if (handshake_[1] * handshake_[2] != mine) {
@@ -274,7 +453,7 @@ void PartitionedRequest::on_handshake(int mpi_error) {
       fail = active_.load(std::memory_order_acquire);
     } else {
       layout_ = ChunkLayout{static_cast<std::uint32_t>(handshake_[1]), handshake_[2],
-                            static_cast<std::uint32_t>(handshake_[3])};
+                            static_cast<std::uint32_t>(handshake_[3]), handshake_[5] == 1};
       channel_ = static_cast<std::uint32_t>(handshake_[4]);
       arrived_ = std::make_unique<std::atomic<std::uint8_t>[]>(layout_.chunks());
       layout_known_.store(true, std::memory_order_release);

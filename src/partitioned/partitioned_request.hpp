@@ -10,17 +10,24 @@
 // Receiver: the handshake receive is posted at init; once it arrived and an epoch started,
 // one MPI_Irecv per chunk goes straight into the application's buffer. Parrived looks at
 // per-chunk flags the engine sets, and runs one progress pass when the answer is "not yet".
+// Adaptive aggregation (adaptive_runs.hpp): Pready queues the partition and one thread at a
+// time posts what is queued as runs, each batch after a descriptor; the receiver posts one
+// descriptor receive at a time and, from each descriptor, the runs' receives into place.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "partitioned/adaptive_runs.hpp"
 #include "partitioned/partition_layout.hpp"
 #include "partitioned/wire_tags.hpp"
 #include "progress/generalized_request.hpp"
@@ -56,6 +63,10 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   // Each returns "" or why the call is refused (nothing changed then).
   std::string start(MPI_Request* request);
   std::string pready(int partition);
+  // Pready of partitions low..high, or of a list: as many Pready calls (stopping at the
+  // first refused one), but an adaptive sender posts once for all of them.
+  std::string pready_range(int low, int high);
+  std::string pready_list(std::span<const int> partitions);
   std::string parrived(int partition, int* flag);
   std::string check_free() const;
 
@@ -68,11 +79,24 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
 
  private:
   std::string post_handshake();
+  // PMPI_Isend/PMPI_Irecv of `bytes` at `buf` to/from the peer (taking turns below
+  // MPI_THREAD_MULTIPLE), and the engine's watch of the request.
+  int post(Side side, const void* buf, std::uint64_t bytes, int tag, MPI_Request* req);
+  void watch(MPI_Request req, std::function<void(const MPI_Status&)> done);
+  std::string mark_ready(int partition);  // Pready without the adaptive post
+  bool adaptive_sender() const { return args_.side == Side::send && layout_.adaptive; }
   void post_chunk(std::uint32_t chunk);
-  void chunk_finished(std::uint32_t chunk, int error);
+  void post_ready_runs();                     // adaptive sender
+  void post_runs(std::span<const Run> runs);  // adaptive sender: a descriptor and its runs
+  // `units` of the epoch (chunks; adaptive: sender partitions, and descriptor sends) done.
+  void units_finished(std::uint32_t units, int error);
   void on_handshake(int mpi_error);
   void prepare_receives_locked();  // mu_ held, layout known, epoch active
   void post_receives();
+  void post_descriptor_receive();  // adaptive receiver
+  bool on_descriptor(const MPI_Status& status);
+  void post_run_receive(Run run);
+  void abandon_unclaimed(int error);  // adaptive receiver: no more descriptors will come
   void complete_epoch(int error);
 
   RequestArgs args_;
@@ -86,13 +110,19 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   std::unique_ptr<std::atomic<std::uint8_t>[]> ready_;     // sender, per partition
   std::unique_ptr<std::atomic<std::uint32_t>[]> pending_;  // sender, per chunk
   std::unique_ptr<std::atomic<std::uint8_t>[]> arrived_;   // receiver, per chunk
+  std::unique_ptr<AdaptiveBatcher> batcher_;               // adaptive sender
+  // Adaptive receiver, used by one descriptor's completion at a time: the sender
+  // partitions named by the epoch's descriptors so far, and the descriptor's buffer.
+  std::vector<std::uint8_t> claimed_;
+  std::uint32_t claimed_count_ = 0;
+  std::uint32_t descriptor_[2 * kRunsPerDescriptor] = {};
   std::atomic<std::uint32_t> chunks_left_{0};
   std::atomic<int> epoch_error_{MPI_SUCCESS};  // the epoch's first failed chunk's error
   std::atomic<bool> active_{false};
   std::atomic<bool> ever_started_{false};
   std::shared_ptr<progress::ExternalCompletion> epoch_;
 
-  std::uint64_t handshake_[5] = {};
+  std::uint64_t handshake_[6] = {};
   mutable std::mutex mu_;  // receiver: handshake vs. Start; never on the sender's hot path
   bool epoch_posted_ = false;
   std::string handshake_error_;

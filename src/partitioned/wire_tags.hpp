@@ -5,7 +5,9 @@
 //               requests match in posting order by (rank, tag, communicator), as in MPI;
 //   data        data_base + channel * max_chunks + chunk: the sender's channel (unique
 //               among its live requests) and the chunk, so chunks that leave in any order
-//               land in the right place.
+//               land in the right place. The adaptive policy uses two of its channel's
+//               tags, whatever the partition count: chunk 0 for descriptors, chunk 1 for
+//               the runs' data (adaptive_runs.hpp), so it always fits the tag space.
 // The application's own point-to-point on such a communicator must use tags below `base`
 // and no MPI_ANY_TAG receive from a peer while a partitioned transfer with it is under way
 // (docs/liboverlap.md, "Partitioned": what differs from MPI).
@@ -26,6 +28,8 @@ struct WireTags {
   int data(std::uint32_t channel, std::uint32_t chunk) const {
     return data_base + static_cast<int>(channel * max_chunks + chunk);
   }
+  int adaptive_descriptor(std::uint32_t channel) const { return data(channel, 0); }
+  int adaptive_data(std::uint32_t channel) const { return data(channel, 1); }
 };
 
 // The layout for MPI_TAG_UB = `tag_ub` (at least 32767 by the standard).

@@ -18,8 +18,18 @@ TEST(Aggregation, ParsesTheAllowedForms) {
   const auto b = parse_aggregation("bytes:64k", error);
   EXPECT_EQ(b.kind, Aggregation::by_bytes);
   EXPECT_EQ(b.value, 65536u);
+  const auto a = parse_aggregation("adaptive", error);
+  EXPECT_EQ(a.kind, Aggregation::adaptive);
+  EXPECT_EQ(a.value, 0u);
+  const auto am = parse_aggregation("adaptive:2M", error);
+  EXPECT_EQ(am.kind, Aggregation::adaptive);
+  EXPECT_EQ(am.value, 2u * 1024 * 1024);
+  EXPECT_EQ(aggregation_name(a), "adaptive");
+  EXPECT_EQ(aggregation_name(am), "adaptive:2097152");
   EXPECT_TRUE(error.empty());
-  for (const char* bad : {"", "count", "count:0", "count:-1", "bytes:1x", "bytes:k", "adaptive"}) {
+  for (const char* bad :
+       {"", "count", "count:0", "count:-1", "bytes:1x", "bytes:k", "adaptive:", "adaptive:0",
+        "adaptive:-5", "adaptive:4x", "adaptive4", "Adaptive", "adaptive:k"}) {
     std::string e;
     parse_aggregation(bad, e);
     EXPECT_NE(e.find(std::string("'") + bad + "'"), std::string::npos) << bad;
@@ -35,6 +45,12 @@ TEST(Aggregation, GroupsPartitions) {
   const ChunkLayout l = make_layout(62, 0, {Aggregation::by_bytes, 100});
   EXPECT_EQ(l.group, 62u);
   EXPECT_EQ(l.chunks(), 1u);
+  // Adaptive: the receiver tracks every sender partition (group 1), whatever the bytes.
+  const ChunkLayout ad = make_layout(62, 0, {Aggregation::adaptive, 100});
+  EXPECT_TRUE(ad.adaptive);
+  EXPECT_EQ(ad.group, 1u);
+  EXPECT_EQ(ad.chunks(), 62u);
+  EXPECT_FALSE(l.adaptive);
 }
 
 TEST(ChunkLayout, ChunksCoverTheBufferOnce) {
@@ -83,7 +99,7 @@ TEST(ChunkLayout, ReceiverPartitionsWaitForOverlappingChunks) {
 }
 
 TEST(WireTags, StayInsideTheUpperHalfAndDoNotOverlap) {
-  for (int ub : {32767, (1 << 23) - 1, 2147483647}) {
+  for (int ub : {32767, (1 << 23) - 1, (1 << 28) - 1, 2147483647}) {
     const WireTags t = wire_tags(ub);
     EXPECT_GT(t.base, ub / 2);
     EXPECT_GE(t.user_tag_limit, 1024);
@@ -94,6 +110,12 @@ TEST(WireTags, StayInsideTheUpperHalfAndDoNotOverlap) {
         static_cast<long long>(t.data_base) + static_cast<long long>(t.channels) * t.max_chunks - 1;
     EXPECT_LE(last, ub);
     EXPECT_EQ(t.data(t.channels - 1, t.max_chunks - 1), last);
+    // Adaptive's two tags are its channel's first two, whatever the partition count.
+    EXPECT_GE(t.max_chunks, 2u);
+    for (std::uint32_t c : {0u, t.channels - 1}) {
+      EXPECT_EQ(t.adaptive_descriptor(c), t.data(c, 0));
+      EXPECT_EQ(t.adaptive_data(c), t.data(c, 1));
+    }
   }
 }
 
