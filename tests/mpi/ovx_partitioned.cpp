@@ -1,18 +1,25 @@
-// liboverlap's partitioned layer against what MPI-4 partitioned communication promises,
-// on 2 ranks (rank 0 sends, rank 1 receives). Modes:
-//   cases SEED N   randomised cases: 1..64 partitions on each side (different counts),
-//                  0 to several MiB with partitions of any size, aggregation policies,
+// liboverlap's partitioned layer against what MPI-4 partitioned communication promises.
+// Modes:
+//   cases SEED N [AGG]  randomised cases on 2 or more ranks in a ring (each rank sends to
+//                  the next and receives from the previous one, so on 2 ranks both ways
+//                  at once): 1..64 partitions on each side (different counts), 0 to
+//                  several MiB with partitions of any size, aggregation policies (AGG
+//                  `random`, the default, draws none, count, bytes or adaptive per case;
+//                  `adaptive` draws adaptive with or without a byte bound),
 //                  Pready/Pready_range/Pready_list from many threads in random order,
 //                  Parrived polling (a partition reported arrived must already hold its
-//                  data), 1..3 epochs on the same requests, 1..3 requests between the pair
+//                  data), 1..3 epochs on the same requests, 1..3 requests between each pair
 //                  on one tag (matched in posting order), and ordinary point-to-point on
 //                  the same communicator in between. Data compared byte for byte.
+// The other modes run on 2 ranks (rank 0 sends, rank 1 receives):
 //   early FILE     early transfer is real: partition 0 must arrive (Parrived true on the
 //                  receiver) while the sender's other partitions wait, making no MPI call,
 //                  for FILE, which the receiver creates only after seeing partition 0.
+//                  (The aggregation is OVERLAP_PART_AGGREGATION's.)
 //   cxx            the C++ layer (overlap::PartitionedSend/PartitionedRecv): two epochs, 3
 //                  partitions against 4, and a size that does not cut evenly refused.
-//   errors         every bad input returns an MPI error whose string names the value.
+//   errors         every bad input returns an MPI error whose string names the value;
+//                  beyond the tag space, none is refused and adaptive carries the data.
 // Prints PASS or the failures.
 #include <overlap/overlap.h>
 #include <overlap/overlap.hpp>
@@ -24,6 +31,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -50,13 +58,13 @@ struct Case {
   long long elements = 0;
   int requests = 1;
   int epochs = 1;
-  int aggregation = 0;  // 0 none, 1 count, 2 bytes
+  int aggregation = 0;  // 0 none, 1 count, 2 bytes, 3 adaptive (value 0: no byte bound)
   int aggregation_value = 1;
   int threads = 1;
   std::uint64_t seed = 0;
 };
 
-Case draw(std::mt19937_64& rng, int index) {
+Case draw(std::mt19937_64& rng, int index, bool adaptive_only) {
   Case c;
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   c.send_partitions = pick(1, 64);
@@ -75,8 +83,9 @@ Case draw(std::mt19937_64& rng, int index) {
   c.elements = unit * ((target / c.elem + unit - 1) / unit);
   c.requests = pick(1, 3);
   c.epochs = pick(1, 3);
-  c.aggregation = pick(0, 2);
+  c.aggregation = adaptive_only ? 3 : pick(0, 3);
   c.aggregation_value = c.aggregation == 1 ? pick(1, 8) : pick(1, 64 * 1024);
+  if (c.aggregation == 3 && pick(0, 1) == 0) c.aggregation_value = 0;
   c.threads = std::min(c.send_partitions, pick(1, 8));
   c.seed = static_cast<std::uint64_t>(index) * 7919 + rng();
   return c;
@@ -132,107 +141,126 @@ MPI_Info aggregation_info(const Case& c) {
   if (c.aggregation == 0) return MPI_INFO_NULL;
   MPI_Info info;
   MPI_Info_create(&info);
-  const std::string v =
-      (c.aggregation == 1 ? "count:" : "bytes:") + std::to_string(c.aggregation_value);
+  std::string v = (c.aggregation == 1   ? "count:"
+                   : c.aggregation == 2 ? "bytes:"
+                                        : "adaptive:") +
+                  std::to_string(c.aggregation_value);
+  if (c.aggregation == 3 && c.aggregation_value == 0) v = "adaptive";
   MPI_Info_set(info, "overlap_aggregation", v.c_str());
   return info;
 }
 
-void run_case(const Case& c, int rank, std::mt19937_64& rng) {
+// Polls Parrived on `req` in random order until every partition arrived; a partition
+// reported arrived must already hold its data.
+void poll_arrived(OVX_Prequest req, const std::vector<std::uint8_t>& buf, int partitions,
+                  const std::function<std::uint8_t(std::size_t)>& value, const Case& c,
+                  std::mt19937_64& rng) {
+  const std::size_t per = (buf.size() - 1) / static_cast<std::size_t>(partitions);
+  std::vector<int> left(static_cast<std::size_t>(partitions));
+  std::iota(left.begin(), left.end(), 0);
+  while (!left.empty()) {
+    const std::size_t k = rng() % left.size();
+    int flag = 0;
+    expect(OVX_Parrived(req, left[k], &flag) == MPI_SUCCESS, "Parrived");
+    if (!flag) {
+      std::this_thread::yield();  // 3 or 4 ranks share two cores
+      continue;
+    }
+    const std::size_t from = per * static_cast<std::size_t>(left[k]);
+    for (std::size_t i = from; i < from + per; ++i) {
+      if (buf[i] != value(i)) {
+        expect(false, "partition " + std::to_string(left[k]) + " reported arrived but byte " +
+                          std::to_string(i) + " differs: " + describe(c));
+        break;
+      }
+    }
+    left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+}
+
+// One case on a ring: this rank sends c.requests partitioned requests to the next rank and
+// receives as many from the previous one (on 2 ranks: both ways with the same peer).
+void run_case(const Case& c, int rank, int size, std::mt19937_64& rng) {
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   const MPI_Datatype type = c.elem == 1 ? MPI_BYTE : MPI_INT;
   const std::size_t bytes = static_cast<std::size_t>(c.elements) * static_cast<std::size_t>(c.elem);
-  std::vector<std::vector<std::uint8_t>> bufs(static_cast<std::size_t>(c.requests),
-                                              std::vector<std::uint8_t>(bytes + 1));
-  std::vector<OVX_Prequest> reqs(static_cast<std::size_t>(c.requests), OVX_PREQUEST_NULL);
+  const auto n = static_cast<std::size_t>(c.requests);
+  std::vector<std::vector<std::uint8_t>> out(n, std::vector<std::uint8_t>(bytes));
+  std::vector<std::vector<std::uint8_t>> in(n, std::vector<std::uint8_t>(bytes + 1));
+  std::vector<OVX_Prequest> sends(n, OVX_PREQUEST_NULL), recvs(n, OVX_PREQUEST_NULL);
   const int tag = 7;
-  MPI_Info info = rank == 0 ? aggregation_info(c) : MPI_INFO_NULL;
-  for (int r = 0; r < c.requests; ++r) {
-    int rc = rank == 0
-                 ? OVX_Psend_init(bufs[r].data(), c.send_partitions, c.elements / c.send_partitions,
-                                  type, 1, tag, MPI_COMM_WORLD, info, &reqs[r])
-                 : OVX_Precv_init(bufs[r].data(), c.recv_partitions, c.elements / c.recv_partitions,
-                                  type, 0, tag, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[r]);
-    expect(rc == MPI_SUCCESS, "init failed: " + describe(c));
+  MPI_Info info = aggregation_info(c);
+  for (std::size_t r = 0; r < n; ++r) {
+    expect(OVX_Psend_init(out[r].data(), c.send_partitions, c.elements / c.send_partitions, type,
+                          next, tag, MPI_COMM_WORLD, info, &sends[r]) == MPI_SUCCESS &&
+               OVX_Precv_init(in[r].data(), c.recv_partitions, c.elements / c.recv_partitions, type,
+                              prev, tag, MPI_COMM_WORLD, MPI_INFO_NULL, &recvs[r]) == MPI_SUCCESS,
+           "init failed: " + describe(c));
   }
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   for (int e = 0; e < c.epochs; ++e) {
-    auto value = [&](int r, std::size_t i) {
-      return pattern(c.seed + static_cast<std::uint64_t>(r * 131 + e), i);
+    // What `from` sends on request r in this epoch.
+    auto value = [&](int from, std::size_t r, std::size_t i) {
+      return pattern(
+          c.seed + static_cast<std::uint64_t>(from) * 7 + r * 131 + static_cast<std::uint64_t>(e),
+          i);
     };
-    std::vector<MPI_Request> epochs(static_cast<std::size_t>(c.requests), MPI_REQUEST_NULL);
+    std::vector<MPI_Request> send_epochs(n, MPI_REQUEST_NULL), recv_epochs(n, MPI_REQUEST_NULL);
     // Ordinary point-to-point on the same communicator, posted around the partitioned
     // epochs; it must neither disturb them nor be disturbed.
-    int plain_out = e * 1000 + 5, plain_in = -1;
-    MPI_Request plain = MPI_REQUEST_NULL;
-    if (rank == 0) {
-      for (int r = 0; r < c.requests; ++r)
-        for (std::size_t i = 0; i < bytes; ++i) bufs[r][i] = value(r, i);
-      expect(OVX_Startall(c.requests, reqs.data(), epochs.data()) == MPI_SUCCESS, "Startall");
-      MPI_Isend(&plain_out, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &plain);
-      // Requests readied in reverse order: matching must still follow posting order.
-      for (int r = c.requests - 1; r >= 0; --r)
-        ready_all(reqs[r], c.send_partitions, c.threads, rng);
-    } else {
-      for (auto& b : bufs) std::fill(b.begin(), b.end(), std::uint8_t{0xEE});
-      MPI_Irecv(&plain_in, 1, MPI_INT, 0, tag, MPI_COMM_WORLD, &plain);
-      expect(OVX_Startall(c.requests, reqs.data(), epochs.data()) == MPI_SUCCESS, "Startall");
-      // Poll Parrived in random order; a partition reported arrived is checked at once.
-      const std::size_t per = bytes / static_cast<std::size_t>(c.recv_partitions);
-      for (int r = 0; r < c.requests; ++r) {
-        std::vector<int> left(static_cast<std::size_t>(c.recv_partitions));
-        std::iota(left.begin(), left.end(), 0);
-        while (!left.empty()) {
-          const std::size_t k = rng() % left.size();
-          int flag = 0;
-          expect(OVX_Parrived(reqs[r], left[k], &flag) == MPI_SUCCESS, "Parrived");
-          if (!flag) continue;
-          const std::size_t from = per * static_cast<std::size_t>(left[k]);
-          for (std::size_t i = from; i < from + per; ++i) {
-            if (bufs[r][i] != value(r, i)) {
-              expect(false, "partition " + std::to_string(left[k]) + " reported arrived but byte " +
-                                std::to_string(i) + " differs: " + describe(c));
-              break;
-            }
-          }
-          left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
-        }
-      }
+    int plain_out = rank * 100000 + e * 1000 + 5, plain_in = -1;
+    MPI_Request plain[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    for (std::size_t r = 0; r < n; ++r) {
+      for (std::size_t i = 0; i < bytes; ++i) out[r][i] = value(rank, r, i);
+      std::fill(in[r].begin(), in[r].end(), std::uint8_t{0xEE});
     }
+    MPI_Irecv(&plain_in, 1, MPI_INT, prev, tag, MPI_COMM_WORLD, &plain[0]);
+    expect(OVX_Startall(c.requests, recvs.data(), recv_epochs.data()) == MPI_SUCCESS, "Startall");
+    expect(OVX_Startall(c.requests, sends.data(), send_epochs.data()) == MPI_SUCCESS, "Startall");
+    MPI_Isend(&plain_out, 1, MPI_INT, next, tag, MPI_COMM_WORLD, &plain[1]);
+    // Requests readied in reverse order: matching must still follow posting order.
+    for (std::size_t r = n; r-- > 0;) ready_all(sends[r], c.send_partitions, c.threads, rng);
+    for (std::size_t r = 0; r < n; ++r)
+      poll_arrived(
+          recvs[r], in[r], c.recv_partitions, [&](std::size_t i) { return value(prev, r, i); }, c,
+          rng);
     MPI_Status st[3];
-    expect(MPI_Waitall(c.requests, epochs.data(), st) == MPI_SUCCESS, "Waitall on the epochs");
-    MPI_Wait(&plain, MPI_STATUS_IGNORE);
-    if (rank == 1) {
-      expect(plain_in == plain_out, "ordinary message disturbed: " + describe(c));
-      for (int r = 0; r < c.requests; ++r) {
-        int count = -1;
-        MPI_Get_count(&st[r], MPI_BYTE, &count);
-        expect(st[r].MPI_SOURCE == 0 && st[r].MPI_TAG == tag && count == static_cast<int>(bytes),
-               "epoch status (source, tag, bytes): " + describe(c));
-        for (std::size_t i = 0; i < bytes; ++i) {
-          if (bufs[r][i] != value(r, i)) {
-            expect(false, "request " + std::to_string(r) + " epoch " + std::to_string(e) +
-                              " byte " + std::to_string(i) + " differs: " + describe(c));
-            break;
-          }
+    expect(MPI_Waitall(c.requests, send_epochs.data(), MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+           "Waitall on the send epochs");
+    expect(MPI_Waitall(c.requests, recv_epochs.data(), st) == MPI_SUCCESS,
+           "Waitall on the receive epochs");
+    MPI_Waitall(2, plain, MPI_STATUSES_IGNORE);
+    expect(plain_in == prev * 100000 + e * 1000 + 5, "ordinary message disturbed: " + describe(c));
+    for (std::size_t r = 0; r < n; ++r) {
+      int count = -1;
+      MPI_Get_count(&st[r], MPI_BYTE, &count);
+      expect(st[r].MPI_SOURCE == prev && st[r].MPI_TAG == tag && count == static_cast<int>(bytes),
+             "epoch status (source, tag, bytes): " + describe(c));
+      for (std::size_t i = 0; i < bytes; ++i) {
+        if (in[r][i] != value(prev, r, i)) {
+          expect(false, "request " + std::to_string(r) + " epoch " + std::to_string(e) + " byte " +
+                            std::to_string(i) + " differs: " + describe(c));
+          break;
         }
-        expect(bufs[r][bytes] == 0xEE, "wrote past the buffer: " + describe(c));
       }
+      expect(in[r][bytes] == 0xEE, "wrote past the buffer: " + describe(c));
     }
   }
-  for (auto& r : reqs)
-    expect(OVX_Prequest_free(&r) == MPI_SUCCESS && r == OVX_PREQUEST_NULL, "free");
+  for (auto* reqs : {&sends, &recvs})
+    for (auto& r : *reqs)
+      expect(OVX_Prequest_free(&r) == MPI_SUCCESS && r == OVX_PREQUEST_NULL, "free");
 }
 
-void cases(std::uint64_t seed, int n, int rank) {
+void cases(std::uint64_t seed, int n, bool adaptive_only, int rank, int size) {
   MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (rank == 0) std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 shared(seed);
   std::mt19937_64 local(seed + 1000003ULL * static_cast<std::uint64_t>(rank));
   for (int i = 0; i < n; ++i) {
-    const Case c = draw(shared, i);
+    const Case c = draw(shared, i, adaptive_only);
     if (rank == 0) std::printf("case %d: %s\n", i, describe(c).c_str());
     std::fflush(stdout);
-    run_case(c, rank, local);
+    run_case(c, rank, size, local);
     if (ovx_test::failures > 0) {
       std::fprintf(stderr, "rank %d: case %d failed: %s\n", rank, i, describe(c).c_str());
       break;
@@ -338,6 +366,58 @@ void expect_refused(const char* what, int rc, const std::string& needle) {
              "', expected it to contain '" + needle + "'");
 }
 
+// More partitions than a tag per message allows (at most 4096 on any MPI_TAG_UB): `none`
+// is refused with a message naming the count; `adaptive` (two tags whatever the count)
+// carries them, once as one Pready_range and once as single Preadys in random order (many
+// runs, several descriptors per batch), into 8 receiver partitions.
+void beyond_the_tag_space(int rank) {
+  constexpr int kParts = 20000;
+  std::vector<int> data(kParts);
+  OVX_Prequest req = OVX_PREQUEST_NULL;
+  MPI_Request epoch = MPI_REQUEST_NULL;
+  if (rank == 0) {
+    expect_refused(
+        "one message per partition beyond the tag space",
+        OVX_Psend_init(data.data(), kParts, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+        "partitions=20000 with aggregation none makes 20000 messages per epoch");
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "overlap_aggregation", "adaptive");
+    expect(OVX_Psend_init(data.data(), kParts, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, info, &req) ==
+               MPI_SUCCESS,
+           "adaptive with 20000 partitions");
+    MPI_Info_free(&info);
+    std::vector<int> order(kParts);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+    for (int e = 0; e < 2; ++e) {
+      std::iota(data.begin(), data.end(), e * kParts);
+      expect(OVX_Start(req, &epoch) == MPI_SUCCESS, "Start");
+      if (e == 0) {
+        expect(OVX_Pready_range(0, kParts - 1, req) == MPI_SUCCESS, "Pready_range");
+      } else {
+        for (const int p : order) expect(OVX_Pready(p, req) == MPI_SUCCESS, "Pready");
+      }
+      expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (adaptive send)");
+    }
+  } else {
+    expect(OVX_Precv_init(data.data(), 8, kParts / 8, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_INFO_NULL,
+                          &req) == MPI_SUCCESS,
+           "receive of 20000 partitions in 8");
+    for (int e = 0; e < 2; ++e) {
+      std::fill(data.begin(), data.end(), -1);
+      expect(OVX_Start(req, &epoch) == MPI_SUCCESS, "Start");
+      expect(MPI_Wait(&epoch, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (adaptive receive)");
+      bool same = true;
+      for (int i = 0; i < kParts && same; ++i)
+        same = data[static_cast<std::size_t>(i)] == e * kParts + i;
+      expect(same, "data of 20000 adaptive partitions, epoch " + std::to_string(e));
+    }
+  }
+  expect(OVX_Prequest_free(&req) == MPI_SUCCESS, "free");
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 void errors(int rank) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::vector<int> buf(64);
@@ -382,6 +462,10 @@ void errors(int rank) {
   expect_refused("bad aggregation",
                  OVX_Psend_init(buf.data(), 4, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, info, &req),
                  "aggregation 'sometimes' is not allowed");
+  MPI_Info_set(info, "overlap_aggregation", "adaptive:0");
+  expect_refused("adaptive without bytes",
+                 OVX_Psend_init(buf.data(), 4, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, info, &req),
+                 "aggregation 'adaptive:0' is not allowed");
   MPI_Info_free(&info);
   expect_refused("null request", OVX_Pready(0, OVX_PREQUEST_NULL), "request is NULL");
 
@@ -443,6 +527,7 @@ void errors(int rank) {
   }
   OVX_Prequest_free(&req);
   MPI_Barrier(MPI_COMM_WORLD);
+  beyond_the_tag_space(rank);
 }
 
 }  // namespace
@@ -454,15 +539,16 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (size != 2 || provided < MPI_THREAD_MULTIPLE) {
-    if (rank == 0) std::printf("FAIL: needs 2 ranks and MPI_THREAD_MULTIPLE\n");
+  const std::string aggregation = mode == "cases" && argc > 4 ? argv[4] : "random";
+  if ((mode == "cases" ? size < 2 : size != 2) || provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0) std::printf("FAIL: needs 2 ranks (cases: 2 or more) and MPI_THREAD_MULTIPLE\n");
     MPI_Finalize();
     return 1;
   }
   {
     ovx_test::Watchdog dog(300, [&] { return "ovx-partitioned " + mode; });
-    if (mode == "cases" && argc > 3) {
-      cases(std::stoull(argv[2]), std::stoi(argv[3]), rank);
+    if (mode == "cases" && argc > 3 && (aggregation == "random" || aggregation == "adaptive")) {
+      cases(std::stoull(argv[2]), std::stoi(argv[3]), aggregation == "adaptive", rank, size);
     } else if (mode == "early" && argc > 2) {
       early(argv[2], rank);
     } else if (mode == "cxx") {
@@ -471,7 +557,8 @@ int main(int argc, char** argv) {
       errors(rank);
     } else {
       if (rank == 0)
-        std::printf("usage: ovx-partitioned cases SEED N | early FILE | cxx | errors\n");
+        std::printf(
+            "usage: ovx-partitioned cases SEED N [random|adaptive] | early FILE | cxx | errors\n");
       MPI_Finalize();
       return 2;
     }
