@@ -484,8 +484,8 @@ std::vector<OptionSpec> part_options() {
       {"--noise-amount", "4%", "Noise amount, a fraction of --compute", "noise_fraction"},
       {"--cache", "hot", "hot, or cold: write 1.5 x the last-level cache before each iteration",
        "cache"},
-      {"--aggregation", "none", "liboverlap's aggregation: none, count:K or bytes:N",
-       "aggregation"},
+      {"--aggregation", "none",
+       "liboverlap's aggregation: none, count:K, bytes:N, adaptive or adaptive:N", "aggregation"},
       {"--progress", "shared", "liboverlap's progress policy: caller, shared or dedicated",
        "progress"},
       {"--iterations", "10", "Measured iterations per phase and implementation", "iterations"},
@@ -511,11 +511,12 @@ PartConfig parse_part(const OptionValues& v) {
   c.noise_fraction = parse_fraction(v.text("--noise-amount"), "--noise-amount");
   c.cache = kCacheStateNames.parse_option(v.text("--cache"), "--cache");
   c.aggregation = v.text("--aggregation");
-  static const std::regex aggregation("none|count:[1-9][0-9]*|bytes:[1-9][0-9]*[kKMG]?");
+  static const std::regex aggregation(
+      "none|count:[1-9][0-9]*|bytes:[1-9][0-9]*[kKMG]?|adaptive(:[1-9][0-9]*[kKMG]?)?");
   if (!std::regex_match(c.aggregation, aggregation))
     throw UsageError("--aggregation '" + c.aggregation +
-                     "' is not allowed (allowed: none, count:K, bytes:N with an optional k, M or "
-                     "G suffix)");
+                     "' is not allowed (allowed: none, count:K, bytes:N, adaptive, adaptive:N; N "
+                     "with an optional k, M or G suffix)");
   c.progress = kProgressPolicyNames.parse_option(v.text("--progress"), "--progress");
   c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
   c.warmup = parse_count_or_zero(v.text("--warmup"), "--warmup", 1'000'000);

@@ -110,7 +110,8 @@ def measure(args, env, tmp):
 
 def usage_errors(args, env):
     for option, value in (("--partitions", "0"), ("--noise", "loud"),
-                          ("--aggregation", "sometimes"), ("--impl", "carrier-pigeon")):
+                          ("--aggregation", "sometimes"), ("--aggregation", "adaptive:0"),
+                          ("--impl", "carrier-pigeon")):
         p = run([args.bench, "part", option, value], env, timeout=120)
         lines = p.stderr.splitlines()
         if p.returncode != 2 or len(lines) != 1 or value not in lines[0]:
