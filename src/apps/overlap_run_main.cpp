@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
       "overlap-run"};
   app.set_version_flag("--version", "overlap-run " OVERLAP_VERSION);
   app.prefix_command();
-  std::string policy, min_size, defer, report;
+  std::string policy, min_size, defer, report, partitioned;
   bool off = false;
   app.add_option("--progress", policy,
                  "who makes transfers progress: caller, shared (default), dedicated "
@@ -87,6 +87,10 @@ int main(int argc, char** argv) {
   app.add_option("--report", report,
                  "write a JSON report per call site at MPI_Finalize (and a summary on stderr) "
                  "[OVERLAP_INTERCEPT_REPORT]");
+  app.add_option("--partitioned", partitioned,
+                 "the program's own MPI_Psend_init family: overlap (liboverlap's partitioned "
+                 "layer, early-bird transfer; default where MPI has that API) or mpi (MPI's own) "
+                 "[OVERLAP_INTERCEPT_PARTITIONED]");
   app.add_flag("--off", off,
                "preload but intercept nothing (the same run without overlap) "
                "[OVERLAP_INTERCEPT=off]");
@@ -105,9 +109,10 @@ int main(int argc, char** argv) {
   } else if (!command.empty() && command.front().starts_with("-")) {
     // Everything from the first non-option on is the command: a misspelled option ends up
     // there and would otherwise be reported as a program that cannot be run.
-    return usage_error("'" + command.front() +
-                       "' is not an option of overlap-run (allowed: --progress, --min-size, "
-                       "--defer, --report, --off, --help, --version; the program follows --)");
+    return usage_error(
+        "'" + command.front() +
+        "' is not an option of overlap-run (allowed: --progress, --min-size, "
+        "--defer, --report, --partitioned, --off, --help, --version; the program follows --)");
   }
   if (command.empty()) {
     return usage_error(
@@ -122,6 +127,8 @@ int main(int argc, char** argv) {
     if (!policy.empty()) settings.policy = parse_policy(policy, "--progress");
     if (!min_size.empty()) settings.min_bytes = parse_min_size(min_size, "--min-size");
     if (!defer.empty()) settings.families = parse_families(defer, "--defer");
+    if (!partitioned.empty())
+      settings.partitioned_overlap = parse_partitioned(partitioned, "--partitioned");
     if (off) settings.enabled = false;
     if (!report.empty()) {
       overlap::apps::check_output_path(report, "--report");

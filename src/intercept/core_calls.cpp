@@ -15,6 +15,7 @@
 #include "intercept/core_runtime.hpp"
 #include "intercept/deferral.hpp"
 #include "intercept/fault_handler.hpp"
+#include "intercept/partitioned_routes.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
 
@@ -549,6 +550,7 @@ ovx_core make_table() {
     static const std::string text = families_text(runtime().settings.families);  // fixed
     return text.c_str();
   };
+  add_partitioned_routes(t);  // last: its fallbacks are the entries above
   return t;
 }
 

@@ -61,6 +61,13 @@ std::string summary_text(const json& report, const std::string& path) {
       out += fmt::format("      not deferred {}x: {}\n", n, reason);
     }
   }
+  // The program's own partitioned requests that liboverlap's layer served.
+  std::uint64_t routed = 0;
+  for (const json& r : report["ranks"]) routed += r.value("partitioned_routed", std::uint64_t{0});
+  if (routed > 0)
+    out += fmt::format(
+        "  partitioned: {} requests (all ranks) routed to liboverlap's partitioned layer\n",
+        routed);
   // Where the program first touched buffers in flight: the most frequent place per site,
   // for the lowest rank that has one.
   int lines = 0;

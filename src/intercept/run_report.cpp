@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "intercept/core_runtime.hpp"
+#include "intercept/partitioned_routes.hpp"
 #include "intercept/report_summary.hpp"
 #include "intercept/symbolizer.hpp"
 #include "progress/thread_level.hpp"
@@ -90,6 +91,7 @@ json rank_json(Runtime& rt, int rank) {
   r["call_sites"] = sites;
   r["faults"] = faults;
   r["stall_s"] = stall;
+  r["partitioned_routed"] = partitioned_routed();
   return r;
 }
 
@@ -110,6 +112,11 @@ json metadata(Runtime& rt, int size) {
   if (!rt.policy_note.empty()) m["progress_note"] = rt.policy_note;
   m["min_size_bytes"] = rt.settings.min_bytes;
   m["defer"] = families_text(rt.settings.families);
+  // Who served the program's own MPI_Psend_init family: liboverlap's layer or MPI's.
+  const bool routed = partitioned_routing_compiled() && rt.settings.partitioned_overlap;
+  m["partitioned"] = routed ? "overlap" : "mpi";
+  if (!partitioned_routing_compiled() && rt.settings.partitioned_overlap)
+    m["partitioned_note"] = "this MPI has no partitioned API (MPI_VERSION < 4): nothing to route";
   m["command"] = rt.argv;
   m["overlap_version"] = OVERLAP_VERSION;
   const std::time_t now = std::time(nullptr);

@@ -84,6 +84,15 @@ bool parse_on_off(std::string_view text, std::string_view what) {
   throw UsageError(fmt::format("{}: '{}' is not allowed; expected on or off", what, text));
 }
 
+bool parse_partitioned(std::string_view text, std::string_view what) {
+  if (text == "overlap") return true;
+  if (text == "mpi") return false;
+  throw UsageError(
+      fmt::format("{}: '{}' is not allowed; expected overlap (liboverlap's partitioned layer) "
+                  "or mpi (MPI's own)",
+                  what, text));
+}
+
 Settings settings_from(const std::map<std::string, std::string>& env) {
   Settings s;
   auto get = [&env](std::string_view name) -> const std::string* {
@@ -94,6 +103,8 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
   if (auto* v = get(kEnvPolicy)) s.policy = parse_policy(*v, kEnvPolicy);
   if (auto* v = get(kEnvMinSize)) s.min_bytes = parse_min_size(*v, kEnvMinSize);
   if (auto* v = get(kEnvDefer)) s.families = parse_families(*v, kEnvDefer);
+  if (auto* v = get(kEnvPartitioned))
+    s.partitioned_overlap = parse_partitioned(*v, kEnvPartitioned);
   if (auto* v = get(kEnvReport)) {
     if (v->empty()) throw UsageError(fmt::format("{}: an empty path is not allowed", kEnvReport));
     s.report = *v;
@@ -103,7 +114,8 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
 
 Settings settings_from_environment() {
   std::map<std::string, std::string> env;
-  for (std::string_view name : {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport}) {
+  for (std::string_view name :
+       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned}) {
     if (const char* v = std::getenv(std::string(name).c_str())) env[std::string(name)] = v;
   }
   return settings_from(env);
@@ -116,6 +128,7 @@ std::map<std::string, std::string> environment_of(const Settings& s) {
   env[std::string(kEnvMinSize)] = s.min_bytes == 0 ? "0" : fmt::format("{}B", s.min_bytes);
   env[std::string(kEnvDefer)] = families_text(s.families);
   if (!s.report.empty()) env[std::string(kEnvReport)] = s.report;
+  env[std::string(kEnvPartitioned)] = s.partitioned_overlap ? "overlap" : "mpi";
   return env;
 }
 

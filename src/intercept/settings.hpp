@@ -27,6 +27,9 @@ struct Settings {
   long min_bytes = 64 * 1024;    // OVERLAP_INTERCEPT_MIN_SIZE
   Families families;             // OVERLAP_INTERCEPT_DEFER
   std::string report;            // OVERLAP_INTERCEPT_REPORT (JSON path), "" none
+  // OVERLAP_INTERCEPT_PARTITIONED=overlap|mpi: a program's own MPI_Psend_init family goes
+  // to liboverlap's partitioned layer (where MPI has that API), or stays MPI's.
+  bool partitioned_overlap = true;
 };
 
 inline constexpr std::string_view kEnvEnabled = "OVERLAP_INTERCEPT";
@@ -34,6 +37,7 @@ inline constexpr std::string_view kEnvPolicy = "OVERLAP_PROGRESS";
 inline constexpr std::string_view kEnvMinSize = "OVERLAP_INTERCEPT_MIN_SIZE";
 inline constexpr std::string_view kEnvDefer = "OVERLAP_INTERCEPT_DEFER";
 inline constexpr std::string_view kEnvReport = "OVERLAP_INTERCEPT_REPORT";
+inline constexpr std::string_view kEnvPartitioned = "OVERLAP_INTERCEPT_PARTITIONED";
 
 Policy parse_policy(std::string_view text, std::string_view what);
 std::string_view policy_name(Policy p);
@@ -43,6 +47,8 @@ long parse_min_size(std::string_view text, std::string_view what);
 Families parse_families(std::string_view text, std::string_view what);
 std::string families_text(const Families& f);
 bool parse_on_off(std::string_view text, std::string_view what);
+// "overlap" (true) or "mpi" (false).
+bool parse_partitioned(std::string_view text, std::string_view what);
 
 // From environment variables (name -> value; missing names keep the defaults).
 Settings settings_from(const std::map<std::string, std::string>& env);

@@ -134,7 +134,8 @@ def do_usage(args, tmp):
     env = mpi_env()
     for opts, bad in ((["--progress", "fast"], "'fast'"), (["--min-size", "1.5B"], "'1.5B'"),
                       (["--defer", "send,isend"], "'isend'"), (["--report", "/nonexistent/r.json"],
-                                                              "/nonexistent")):
+                                                              "/nonexistent"),
+                      (["--partitioned", "on"], "'on'")):
         p = run([args.run, *opts, "--", "true"], env, timeout=60)
         lines = p.stderr.strip().splitlines()
         if p.returncode != 2 or len(lines) != 1 or bad not in lines[0]:

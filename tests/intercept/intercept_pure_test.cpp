@@ -219,12 +219,17 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   EXPECT_EQ(parse_min_size("0", "x"), 0);
   EXPECT_EQ(parse_min_size("65536", "x"), 65536);
   EXPECT_EQ(families_text(parse_families("none", "x")), "none");
+  EXPECT_TRUE(s.partitioned_overlap);  // routed by default
+  const Settings mpi = settings_from({{"OVERLAP_INTERCEPT_PARTITIONED", "mpi"}});
+  EXPECT_FALSE(mpi.partitioned_overlap);
+  EXPECT_FALSE(settings_from(environment_of(mpi)).partitioned_overlap);
   for (auto [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
                                                         {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
                                                         {"OVERLAP_INTERCEPT_MIN_SIZE", "1.5B"},
                                                         {"OVERLAP_INTERCEPT_DEFER", "send,isend"},
                                                         {"OVERLAP_INTERCEPT", "yes"},
+                                                        {"OVERLAP_INTERCEPT_PARTITIONED", "on"},
                                                         {"OVERLAP_INTERCEPT_REPORT", ""}}) {
     try {
       settings_from({{name, value}});
@@ -298,7 +303,7 @@ TEST(CallSites, WindowsTouchesAndReasons) {
 TEST(RunReport, SummaryNamesTheTouchLine) {
   const auto doc = nlohmann::json::parse(R"({
     "metadata": {"processes": 2, "progress": "shared", "min_size_bytes": 65536},
-    "ranks": [{"rank": 0, "call_sites": [{
+    "ranks": [{"rank": 0, "partitioned_routed": 3, "call_sites": [{
       "call": "MPI_Recv", "site": {"text": "solver.c:212"}, "calls": 10, "deferred": 9,
       "touched_before_completion": 4, "faults": 4, "stall_s": 0.001, "completed": 9,
       "window_s": {"mean": 0.002}, "not_deferred": {"below_threshold": 1},
@@ -309,6 +314,7 @@ TEST(RunReport, SummaryNamesTheTouchLine) {
       std::string::npos)
       << text;
   EXPECT_NE(text.find("not deferred 1x: below_threshold"), std::string::npos) << text;
+  EXPECT_NE(text.find("partitioned: 3 requests (all ranks) routed"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -100,16 +100,22 @@ def do_programs(args, tmp):
     check_overlap_run(args, prefix, env, tmp)
 
 
+def build_test_program(args, name, env, tmp):
+    """tests/intercept/NAME.c built with the MPI's own wrapper, as a user would."""
+    exe = os.path.join(tmp, name)
+    src = HERE.parent / "intercept" / f"{name}.c"
+    p = run([f"mpicc.{args.flavor}", "-g", "-O1", "-o", exe, str(src), "-lpthread"], env,
+            timeout=300)
+    if p.returncode != 0:
+        fail(f"mpicc.{args.flavor} cannot build {src.name}")
+    return exe
+
+
 def check_overlap_run(args, prefix, env, tmp):
     """A small program built with the MPI's own wrapper runs under the installed
     overlap-run (which finds its preload in lib/, and that its core beside it), and the
     report shows its large messages deferred."""
-    exe = os.path.join(tmp, "intercept-cases")
-    src = HERE.parent / "intercept" / "intercept_cases.c"
-    p = run([f"mpicc.{args.flavor}", "-g", "-O1", "-o", exe, str(src), "-lpthread"], env,
-            timeout=300)
-    if p.returncode != 0:
-        fail(f"mpicc.{args.flavor} cannot build the test program")
+    exe = build_test_program(args, "intercept_cases", env, tmp)
     report = os.path.join(tmp, "overlap-run.json")
     p = run(launcher(args, 2) + [str(prefix / "bin" / "overlap-run"), "--min-size", "4KiB",
                                  "--report", report, "--", exe, "touchline"], env, timeout=120)
@@ -120,6 +126,30 @@ def check_overlap_run(args, prefix, env, tmp):
     deferred = sum(s["deferred"] for r in doc["ranks"] for s in r["call_sites"])
     if doc.get("benchmark") != "overlap-run" or deferred < 2:
         fail(f"overlap-run.json: benchmark {doc.get('benchmark')!r}, {deferred} deferred")
+    if args.flavor == "mpich":
+        check_overlap_run_partitioned(args, prefix, env, tmp)
+
+
+def check_overlap_run_partitioned(args, prefix, env, tmp):
+    """MPICH: a program written against MPI's own partitioned API, built with mpicc, gets
+    liboverlap's partitioned layer (routed by the installed preload and core, which find
+    liboverlap.so without LD_LIBRARY_PATH): its data right, partition 0 early."""
+    exe = build_test_program(args, "intercept_partitioned", env, tmp)
+    overlap_run = str(prefix / "bin" / "overlap-run")
+    for name, program_args in (("cases", ["cases", "7", "4"]),
+                               ("early", ["early", os.path.join(tmp, "arrived"), "120"])):
+        report = os.path.join(tmp, f"partitioned-{name}.json")
+        p = run(launcher(args, 2) + [overlap_run, "--report", report, "--", exe, *program_args],
+                env, timeout=600)
+        if p.returncode != 0 or "FAIL" in p.stdout or p.stdout.count(" PASS") != 2:
+            print(p.stdout + p.stderr)
+            fail(f"installed overlap-run, partitioned {name}: exit {p.returncode}")
+        with open(report) as f:
+            doc = json.load(f)
+        routed = [r.get("partitioned_routed", 0) for r in doc["ranks"]]
+        if doc["metadata"].get("partitioned") != "overlap" or min(routed) < 1:
+            fail(f"partitioned {name}: report says {doc['metadata'].get('partitioned')!r}, "
+                 f"routed {routed}")
 
 
 def build_consumer(kind, prefix, tmp, env, cmake):

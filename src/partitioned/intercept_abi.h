@@ -1,0 +1,24 @@
+/* What liboverlap's partitioned layer offers an interposition library that routes a
+ * program's own MPI_Psend_init family to the OVX_P* calls (src/intercept/
+ * partitioned_routes.cpp). Private: exported under liboverlap's OVERLAP_PRIVATE_1 node,
+ * not installed, no compatibility promise beyond one build of the project. */
+#ifndef OVERLAP_PARTITIONED_INTERCEPT_ABI_H
+#define OVERLAP_PARTITIONED_INTERCEPT_ABI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reports a refused call the way the OVX_P* calls report theirs: an MPI error code of the
+ * request class (MPI_ERR_REQUEST where MPI allows) whose MPI_Error_string is
+ * "liboverlap: <fn>: <why>", passed to the error handler of `comm` (MPI_COMM_WORLD's for
+ * MPI_COMM_NULL). Returns the code. Call with MPI initialised, never from a callback. */
+int ovx_private_partitioned_error(const char* fn, MPI_Comm comm, const char* why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OVERLAP_PARTITIONED_INTERCEPT_ABI_H */
