@@ -159,6 +159,13 @@ def render(runs, outdir):
         panels = curves.panels(kind, these)
         record(kind, None, files, size, panels * curves.ROWS[kind])
         sections.append((CURVE_TITLES[kind], files))
+    p2p_runs = [r for r in of_kind(runs, "p2p")
+                if any(p.get("valid") and curves.p2p_latency(p) for p in r.points)]
+    if p2p_runs:
+        files, size = curves.p2p_latency_figure(p2p_runs, outdir)
+        record("p2p_latency", None, files, size, 3)
+        sections.append(("p2p: latency and bandwidth with nothing to overlap, and the cost of "
+                         "overlap-run (latency over plain blocking)", files))
     intercept_runs = of_kind(runs, "overlap-run")
     for i, run in enumerate(intercept_runs):
         from report_intercept import intercept_figure
@@ -174,7 +181,8 @@ CURVE_TITLES = {"latency": "latency: a collective waited for at once, per size",
                 "coll": "coll: blocking collectives in windows, and the naive loop",
                 "progress": "progress: overhead work- vs time-based, and test calls",
                 "sync": "sync: clock models' residual error",
-                "p2p": "p2p: ping-pong with computation, blocking, nonblocking, overlap-run"}
+                "p2p": "p2p: ping-pong with computation, blocking, nonblocking (MPI's or "
+                       "liboverlap's progress), overlap-run"}
 
 
 def of_kind(runs, kind):

@@ -20,7 +20,8 @@ from report_units import fmt_bytes, fmt_time  # noqa: E402
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
              "#F0E442")
 STYLE = {"mpi": ("-", "o"), "overlap": ("--", "s"), "blocking": ("-", "o"),
-         "nonblocking": (":", "D"), "overlap-run": ("--", "s")}
+         "nonblocking": (":", "D"), "overlap-run": ("--", "s"),
+         "nonblocking-liboverlap": ("-.", "v")}
 IMPL_NAME = {"mpi": "MPI", "overlap": "liboverlap"}
 CURVE_W, CURVE_H, LEGEND_H, MIN_W = 450, 380, 70, 900
 LEFT, RIGHT, TOP, BOTTOM = 76, 18, 52, 56
@@ -324,6 +325,83 @@ def p2p_figure(runs, outdir):
     _legend(fig, runs, [Line2D([], [], ls="-", color="#999999", lw=3, alpha=0.5,
                                label="optimum max(t_comp, t_comm)")])
     return _save(fig, outdir, "p2p"), (width, height)
+
+
+def p2p_latency(p):
+    """One-way latency of a p2p point without computation: latency_s (schema 3), else half
+    of t_pingpong_s (files before it); None when neither is there."""
+    if p.get("latency_s") is not None:
+        return p["latency_s"]
+    return p["t_pingpong_s"] / 2 if p.get("t_pingpong_s") else None
+
+
+def _latency_series(run, impl):
+    """(sizes, latencies) of one run's implementation: a size measured at several
+    computation times has one ping-pong per time; the first computation time's is used.
+    overlap-run's points where it deferred nothing are kept: the layer's cost there
+    (below --min-size) is part of what this figure shows."""
+    best = {}
+    for p in sorted(run.points, key=lambda p: p["target_comp_s"]):
+        if p["impl"] == impl and p.get("valid") and p2p_latency(p):
+            best.setdefault(p["msg_bytes"], p2p_latency(p))
+    xs = sorted(best)
+    return xs, [best[x] for x in xs]
+
+
+def _blocking_latency(runs):
+    """(setup, size) -> latency of the plain blocking code, as _blocking_times."""
+    plain = {}
+    for run in runs:
+        xs, ys = _latency_series(run, "blocking")
+        for x, y in zip(xs, ys):
+            plain.setdefault((_setup(run), x), y)
+    return plain
+
+
+def latency_ratios(runs, run, impl):
+    """(sizes, latency / plain blocking latency) of one run's implementation, against the
+    plain blocking code of the same setup among `runs` (none: empty)."""
+    plain = _blocking_latency(runs)
+    xs, ys = _latency_series(run, impl)
+    pairs = [(x, y / plain[(_setup(run), x)]) for x, y in zip(xs, ys)
+             if (_setup(run), x) in plain]
+    return [x for x, _ in pairs], [r for _, r in pairs]
+
+
+def p2p_latency_figure(runs, outdir):
+    """The ping-pong without computation, per size: one-way latency (half the round trip),
+    bandwidth (bytes / latency), and each implementation's latency over the plain blocking
+    code's of the same setup (overlap-run over plain: the layer's cost with nothing to
+    overlap), across the files given together."""
+    width, height = curves_size(3, 1)
+    fig = _figure(width, height)
+    _suptitle(fig, "p2p without computation: latency, bandwidth, and latency over plain "
+              "blocking (median)", width)
+    lat = _panel(fig, 0, 0, "one-way latency (half round trip)", 3)
+    bw = _panel(fig, 1, 0, "bandwidth (bytes / latency)", 3)
+    ratio = _panel(fig, 2, 0, "latency / plain blocking's", 3)
+    for k, run in enumerate(runs):
+        for impl in _impls(run):
+            xs, ys = _latency_series(run, impl)
+            if not xs:
+                continue
+            _plot(lat, k, impl, xs, ys)
+            if any(x > 0 for x in xs):
+                _plot(bw, k, impl, [x for x in xs if x > 0],
+                      [x / y for x, y in zip(xs, ys) if x > 0])
+            rx, ry = latency_ratios(runs, run, impl) if impl != "blocking" else ([], [])
+            if rx:
+                _plot(ratio, k, impl, rx, ry)
+    _size_axis(lat, "latency")
+    _time_formatter(lat)
+    _size_axis(bw, "bytes per second")
+    bw.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{fmt_bytes(v)}/s"))
+    bw.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    _size_axis(ratio, "ratio", log_y=False)
+    ratio.axhline(1.0, color="#999999", lw=0.8)
+    _legend(fig, runs)
+    return _save(fig, outdir, "p2p_latency"), (width, height)
 
 
 def panels(kind, runs):

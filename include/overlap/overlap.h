@@ -73,6 +73,21 @@ const char* OVX_Progress_name(OVX_Progress policy);
  * touching nothing, when *request is not a pending liboverlap collective's. */
 int OVX_Request_abandon(MPI_Request* request);
 
+/* Point-to-point progress. MPI moves an application's own MPI_Isend/MPI_Irecv... only
+ * while some thread is inside an MPI call. From OVX_Progress_begin to OVX_Progress_end
+ * the engine keeps passing as if a collective were in flight, and each pass calls into
+ * MPI (one MPI_Iprobe that matches nothing), so those operations move while the
+ * application computes: shared and dedicated with their thread; caller adds nothing with
+ * Open MPI (progress stays inside the application's MPI calls), with MPICH its rescue
+ * thread steps in after OVERLAP_CALLER_RESCUE_MS. The engine never sees the application's
+ * requests: wait, test, free or cancel them as usual, before or after OVX_Progress_end.
+ * Counted and thread-safe: each begin takes one end (an end without an open begin is an
+ * error); begins still open at MPI_Finalize are dropped. Starts liboverlap with
+ * OVX_PROGRESS_DEFAULT if needed, like a collective; a begin still open at OVX_Finalize
+ * keeps the engine running until its end. */
+int OVX_Progress_begin(void);
+int OVX_Progress_end(void);
+
 int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request);
 int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request* request);

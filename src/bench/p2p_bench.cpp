@@ -20,6 +20,7 @@
 #include "measure/calibration.hpp"
 #include "measure/statistics.hpp"
 #include "mpi/agree_on_failure.hpp"
+#include "overlap/overlap.h"
 
 namespace overlap::bench {
 namespace {
@@ -99,7 +100,17 @@ class P2pRun : public Sweep<P2pPoint> {
   void compute(bool with) {
     if (with) work_.run();
   }
+  // The computation between a nonblocking call and its wait; nonblocking-liboverlap opens
+  // a hold around it, so the engine drives MPI meanwhile (also without computation: the
+  // hold's own cost belongs to its latency).
+  void compute_beside(P2pImpl impl, bool with) {
+    const bool held = impl == P2pImpl::nonblocking_liboverlap;
+    if (held) OVX_Progress_begin();
+    compute(with);
+    if (held) OVX_Progress_end();
+  }
   void round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool with_comp);
+  std::string data_check(P2pImpl impl, const PageBuffer& buf, int count);
   Spans timed(int runs, const std::function<void()>& body);
   double comp_alone();
   P2pPoint measure_impl(P2pImpl impl, const PageBuffer& buf, int count);
@@ -143,10 +154,10 @@ void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool wit
   char* data = buf.data();
   volatile char sink = 0;
   const auto send = [&] {
-    if (impl == P2pImpl::nonblocking) {
+    if (impl != P2pImpl::blocking) {
       MPI_Request r;
       MPI_Isend(data, count, MPI_BYTE, peer, kTag, comm, &r);
-      compute(with_comp);
+      compute_beside(impl, with_comp);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
     } else {
       MPI_Send(data, count, MPI_BYTE, peer, kTag, comm);
@@ -155,10 +166,10 @@ void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool wit
     if (count > 0) buf.touch()[0] = static_cast<char>(buf.touch()[0] + 1);  // write
   };
   const auto recv = [&] {
-    if (impl == P2pImpl::nonblocking) {
+    if (impl != P2pImpl::blocking) {
       MPI_Request r;
       MPI_Irecv(data, count, MPI_BYTE, peer, kTag, comm, &r);
-      compute(with_comp);
+      compute_beside(impl, with_comp);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(data, count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
@@ -178,6 +189,27 @@ void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool wit
     calls_.blocking += 2;
     calls_.deferred += overlap_run_deferred_calls() - deferred_before;
   }
+}
+
+// One round trip of `impl` on known bytes before the timed ones. Rank 0's message comes
+// back to it unchanged (rank 1 writes its first byte only after sending it on), so both
+// check every byte they received. "" or the first difference, agreed on every rank.
+std::string P2pRun::data_check(P2pImpl impl, const PageBuffer& buf, int count) {
+  const int rank = clock_.rank();
+  const auto want = [](int i) { return static_cast<char>(i % 113 + 7); };
+  char* d = buf.data();
+  for (int i = 0; rank <= 1 && i < count; ++i)
+    d[i] = rank == 0 ? want(i) : static_cast<char>(~want(i));
+  round_trip(impl, buf, count, false);
+  std::string why;
+  for (int i = 0; rank <= 1 && i < count && why.empty(); ++i) {
+    // Rank 1 received the byte, sent it on, then wrote it (the touch after its send).
+    const char expected = rank == 1 && i == 0 ? static_cast<char>(want(0) + 1) : want(i);
+    if (d[i] != expected)
+      why = fmt::format("data check failed: rank {} holds {} at byte {} of {}, expected {}", rank,
+                        static_cast<int>(d[i]), i, count, static_cast<int>(expected));
+  }
+  return mpi::agree_on_failure(clock_.comm(), why);
 }
 
 // `runs` runs of `body` from the sync barrier; per run max end - min start of ranks 0 and
@@ -237,6 +269,8 @@ double P2pRun::comp_alone() {
 P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
   P2pPoint p;
   p.impl = impl;
+  p.invalid_reason = data_check(impl, buf, count);
+  if (!p.invalid_reason.empty()) return p;
   for (int i = 0; i < config_.warmup; ++i) round_trip(impl, buf, count, true);
   calls_ = {};
   const Spans bare = timed(config_.iterations, [&] { round_trip(impl, buf, count, false); });
@@ -318,8 +352,14 @@ std::vector<OptionSpec> p2p_options() {
        "comp_times_s"},
       {"--impl", "blocking,nonblocking",
        "Measured in turn: blocking (MPI_Send/MPI_Recv as written; run the bench under "
-       "overlap-run to measure it intercepted), nonblocking (Isend/Irecv + Wait)",
+       "overlap-run to measure it intercepted), nonblocking (Isend/Irecv + Wait, MPI's own "
+       "progress), nonblocking-liboverlap (the same, liboverlap's engine driving MPI during "
+       "the computation)",
        "impls"},
+      {"--progress", "shared",
+       "liboverlap's progress policy for nonblocking-liboverlap: caller, shared or dedicated "
+       "(dedicated leaves one core free, see --dedicate-cores)",
+       "progress"},
       {"--iterations", "20", "Measured round trips per point", "iterations"},
       {"--warmup", "2", "Unrecorded round trips per point", "warmup"},
       {"--calibration-runs", "5", "Runs per calibration step, their median is used",
@@ -352,6 +392,7 @@ P2pConfig parse_p2p(const OptionValues& v) {
           fmt::format("--sizes {} is too large (at most 2GiB - 1: MPI's int count)", s));
   c.comp_times_s = parse_duration_list(v.text("--comp-times"), "--comp-times");
   c.impls = parse_p2p_impls(v.text("--impl"));
+  c.progress = kProgressPolicyNames.parse_option(v.text("--progress"), "--progress");
   c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
   c.warmup = parse_count_or_zero(v.text("--warmup"), "--warmup", 1'000'000);
   c.calibration_runs = parse_count(v.text("--calibration-runs"), "--calibration-runs", 1000);
@@ -370,12 +411,12 @@ std::unique_ptr<Sweep<P2pPoint>> start_p2p(const RunResources& r, const P2pConfi
 const Benchmark<P2pConfig, P2pPoint>& p2p_benchmark() {
   static const Benchmark<P2pConfig, P2pPoint> b{
       &kP2pResult,
-      "Ping-pong with computation (transparent-overlap paper): blocking, nonblocking, and "
-      "blocking under overlap-run",
+      "Ping-pong with computation (transparent-overlap paper): blocking, nonblocking with "
+      "MPI's or liboverlap's progress, and blocking under overlap-run; latency and bandwidth",
       {.computes = true, .resumable = true, .global_clock = true},
       p2p_options,
       parse_p2p,
-      without_liboverlap<P2pConfig>,
+      liboverlap_when_listed<P2pImpl::nonblocking_liboverlap, P2pConfig>,
       nullptr,
       start_p2p};
   return b;

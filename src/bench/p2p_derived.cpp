@@ -20,6 +20,14 @@ std::string p2p_discard_reason(int iterations, bool with_comp_empty, bool withou
 void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in) {
   p.t_comm_s = in.t_comm;
   p.t_comp_s = in.t_comp;
+  if (p.t_pingpong_s && *p.t_pingpong_s > 0) {
+    // The ping-pong without computation: half its round trip is the one-way latency.
+    p.latency_s = *p.t_pingpong_s / 2;
+    p.bandwidth_Bps = static_cast<double>(p.msg_bytes) / *p.latency_s;
+  } else {
+    p.null_reasons["latency_s"] = p.null_reasons["bandwidth_Bps"] =
+        "no ping-pong time without computation (t_pingpong_s)";
+  }
   const double t = p.t_iter->median;
   if (in.t_comm && in.t_comp) {
     p.optimal_s = std::max(*in.t_comm, *in.t_comp);

@@ -23,9 +23,10 @@ struct P2pInputs {
   long min_size_bytes = 0;                // its --min-size (when intercepted)
 };
 
-// Sets t_comm_s, t_comp_s, optimal_s, overlap_ratio, ratio_to_optimal and
-// speedup_vs_blocking of a valid point (t_iter set; msg_bytes, deferred_calls as
-// measured), with null_reasons for those left null.
+// Sets t_comm_s, t_comp_s, latency_s and bandwidth_Bps (from t_pingpong_s), optimal_s,
+// overlap_ratio, ratio_to_optimal and speedup_vs_blocking of a valid point (t_iter set;
+// msg_bytes, t_pingpong_s, deferred_calls as measured), with null_reasons for those left
+// null.
 void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in);
 
 }  // namespace overlap::bench

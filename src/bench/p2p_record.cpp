@@ -12,6 +12,8 @@ const Schema<P2pConfig>& p2p_config_schema() {
           .add("impls", &C::impls, kP2pImplNames,
                "measured in turn; blocking is recorded as overlap-run when the run is "
                "intercepted")
+          .add("progress", &C::progress, kProgressPolicyNames,
+               "liboverlap's progress policy, for nonblocking-liboverlap (unused otherwise)")
           .add("iterations", &C::iterations, Unit::count, "measured round trips per point")
           .add("warmup", &C::warmup, Unit::count, "unrecorded round trips per point")
           .add("calibration_runs", &C::calibration_runs, Unit::count,
@@ -33,8 +35,9 @@ const Schema<P2pPoint>& p2p_point_schema() {
           .add("intercepted", &P::intercepted, Unit::none,
                "the run was under overlap-run (liboverlap-intercept.so loaded)")
           .add("valid", &P::valid, Unit::none,
-               "false with fewer than 2 ranks, when the computation did not calibrate or "
-               "every iteration was discarded")
+               "false with fewer than 2 ranks, when the computation did not calibrate, when "
+               "the data check (one round trip on known bytes before the timed ones) failed, "
+               "or every iteration was discarded")
           .add("invalid_reason", &P::invalid_reason, Unit::none, "one line; empty when valid")
           .add("work_units", &P::work_units, Unit::count,
                "units of work per thread calibrated to one computation period")
@@ -60,6 +63,12 @@ const Schema<P2pPoint>& p2p_point_schema() {
           .add("t_pingpong_s", &P::t_pingpong_s, Unit::seconds,
                "this implementation's round trip without computation, global time; median "
                "(overlap-run over blocking: the cost of the interception)")
+          .add("latency_s", &P::latency_s, Unit::seconds,
+               "t_pingpong_s / 2: this implementation's one-way latency with nothing to "
+               "overlap (overlap-run over plain blocking, files given together: the layer's "
+               "cost)")
+          .add("bandwidth_Bps", &P::bandwidth_Bps, Unit::none,
+               "msg_bytes / latency_s, bytes per second")
           .add("t_comm_s", &P::t_comm_s, Unit::seconds,
                "MPI's own round trip (Irecv/Isend + Wait, not deferred; measured in each run), "
                "global time; median")

@@ -9,6 +9,7 @@
 
 #include "base/enum_names.hpp"
 #include "base/record_schema.hpp"
+#include "bench/implementation.hpp"
 #include "bench/result_kind.hpp"
 #include "measure/statistics.hpp"
 
@@ -16,18 +17,23 @@ namespace overlap::bench {
 
 // blocking: MPI_Send/MPI_Recv as written; overlap_run: the same code measured while it
 // runs under overlap-run (the bench detects the interception and records it under this
-// name); nonblocking: MPI_Isend/MPI_Irecv + compute + MPI_Wait, the hand-written ideal.
-enum class P2pImpl { blocking, nonblocking, overlap_run };
+// name); nonblocking: MPI_Isend/MPI_Irecv + compute + MPI_Wait, the hand-written ideal,
+// progressed by MPI alone; nonblocking_liboverlap: the same with liboverlap's engine
+// driving MPI during the computation (OVX_Progress_begin/_end, policy --progress).
+enum class P2pImpl { blocking, nonblocking, overlap_run, nonblocking_liboverlap };
 
-inline constexpr EnumNames<P2pImpl, 3> kP2pImplNames{"implementation",
-                                                     {{{P2pImpl::blocking, "blocking"},
-                                                       {P2pImpl::nonblocking, "nonblocking"},
-                                                       {P2pImpl::overlap_run, "overlap-run"}}}};
+inline constexpr EnumNames<P2pImpl, 4> kP2pImplNames{
+    "implementation",
+    {{{P2pImpl::blocking, "blocking"},
+      {P2pImpl::nonblocking, "nonblocking"},
+      {P2pImpl::nonblocking_liboverlap, "nonblocking-liboverlap"},
+      {P2pImpl::overlap_run, "overlap-run"}}}};
 
 struct P2pConfig {
   std::vector<long> sizes_bytes;
   std::vector<double> comp_times_s;
   std::vector<P2pImpl> impls{P2pImpl::blocking, P2pImpl::nonblocking};
+  ProgressPolicy progress = ProgressPolicy::shared;  // liboverlap's, for nonblocking-liboverlap
   int iterations = 20;
   int warmup = 2;
   int calibration_runs = 5;
@@ -55,6 +61,8 @@ struct P2pPoint {
   std::optional<long> deferred_calls;
   std::optional<measure::Spread> t_iter;  // the ping-pong with computation, round trip
   std::optional<double> t_pingpong_s;     // this implementation's ping-pong, no computation
+  std::optional<double> latency_s;        // t_pingpong / 2
+  std::optional<double> bandwidth_Bps;    // msg_bytes / latency_s
   std::optional<double> t_comm_s;         // MPI's own round trip (Irecv/Isend + Wait)
   std::optional<double> t_comp_s;         // both computation periods alone
   std::optional<double> optimal_s;        // max(t_comp, t_comm)
@@ -72,7 +80,8 @@ const Schema<P2pPoint>& p2p_point_schema();
 
 // 2: discarded_pingpong, discarded_comm, blocking_calls, deferred_calls; the overlap-run
 // comparisons null where nothing was deferred; metadata.overlap_run.
-inline constexpr int kP2pSchemaVersion = 2;
+// 3: impl nonblocking-liboverlap, config.progress, latency_s and bandwidth_Bps.
+inline constexpr int kP2pSchemaVersion = 3;
 
 inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
     "p2p",
@@ -85,6 +94,7 @@ inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
      {"t_iter_s", "t_iter", 10},
      {"t_comm_s", "t_comm", 10},
      {"t_comp_s", "t_comp", 10},
+     {"latency_s", "latency", 10},
      {"overlap_ratio", "overlap", 8},
      {"speedup_vs_blocking", "speedup", 8}},
     3,

@@ -25,6 +25,10 @@ class MpiRequestTester : public RequestTester {
   void test_some(std::span<RequestSlot> slots, std::vector<std::size_t>& done,
                  RequestStatus* statuses) override;
   void cancel(RequestSlot slot) override;
+  // One PMPI_Iprobe of this rank's own messages on MPI_COMM_WORLD with tag MPI_TAG_UB:
+  // MPI must progress inside it (MPI 4.0 sec. 3.8.1) and both libraries run their whole
+  // progress loop there when it finds nothing; a probe consumes nothing.
+  void poke() override;
 };
 
 // The process's one MPI tester (stateless; shared by every graph and watch).

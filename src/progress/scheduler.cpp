@@ -31,6 +31,25 @@ void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
   work_cv_.notify_all();
 }
 
+void Scheduler::hold(RequestTester& tester) {
+  {
+    std::lock_guard lock(inbox_mu_);
+    hold_tester_.store(&tester, std::memory_order_release);
+    holds_.fetch_add(1, std::memory_order_acq_rel);
+    in_flight_.fetch_add(1, std::memory_order_acq_rel);
+    submissions_.fetch_add(1, std::memory_order_acq_rel);  // wakes a pausing thread too
+  }
+  work_cv_.notify_all();
+}
+
+bool Scheduler::release_hold() {
+  std::lock_guard lock(inbox_mu_);
+  if (holds_.load() == 0) return false;
+  holds_.fetch_sub(1, std::memory_order_acq_rel);
+  in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+  return true;
+}
+
 int Scheduler::progress() {
   if (pass_depth > 0) return 0;
   std::unique_lock pass(pass_, std::try_to_lock);
@@ -54,6 +73,10 @@ int Scheduler::run_pass() {
   // Index loops: a completion callback may submit (into the inbox), never into active_.
   for (std::size_t i = 0; i < active_.size(); ++i) work += active_[i]->start_ready();
   work += test_all();
+  // Not counted as work: nothing tells whether the application's operations moved.
+  if (holds_.load(std::memory_order_acquire) > 0) {
+    if (RequestTester* t = hold_tester_.load(std::memory_order_acquire)) t->poke();
+  }
   for (std::size_t i = 0; i < active_.size(); ++i) {
     if (!active_[i]->complete()) work += active_[i]->start_ready();
   }
@@ -164,6 +187,8 @@ Scheduler::AbandonReport Scheduler::abandon_all(std::chrono::milliseconds grace)
     stuck_.push_back(g);
   }
   active_.clear();
+  std::lock_guard lock(inbox_mu_);
+  holds_.store(0, std::memory_order_release);
   in_flight_.store(0, std::memory_order_release);
   return report;
 }

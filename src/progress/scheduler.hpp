@@ -39,10 +39,19 @@ class Scheduler {
   using WatchDone = std::function<void(const RequestStatus&)>;
   void watch(RequestTester& tester, RequestSlot slot, WatchDone done);
 
+  // Holds (OVX_Progress_begin/_end): while one is held, passes go on as if work were in
+  // flight and each also calls `tester.poke()`, driving the transport's own progress for
+  // operations the application posted and completes itself; the scheduler never sees or
+  // touches those. Counted, thread-safe. release_hold() returns false when none is held
+  // (also after abandon_all, which drops them).
+  void hold(RequestTester& tester);
+  bool release_hold();
+  int holds() const { return holds_.load(std::memory_order_acquire); }
+
   // One pass. Returns 0 when another thread is doing the pass, or when called again from
   // inside a pass (MPI progress hooks can re-enter through MPI_Test).
   int progress();
-  // Graphs and watched requests submitted and not yet complete.
+  // Graphs and watched requests submitted and not yet complete, plus holds.
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
   // Passes done so far, by any thread (a waiter can tell whether someone else just did
   // one).
@@ -106,6 +115,8 @@ class Scheduler {
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::uint64_t> passes_{0};
   std::atomic<std::uint64_t> submissions_{0};  // written under inbox_mu_
+  std::atomic<int> holds_{0};                  // written under inbox_mu_
+  std::atomic<RequestTester*> hold_tester_{nullptr};
 };
 
 }  // namespace overlap::progress

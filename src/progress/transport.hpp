@@ -36,6 +36,10 @@ class RequestTester {
   // Asks for a posted receive to be cancelled (shutdown of an erroneous program); the
   // slot must still be tested until it finishes, cancelled or not.
   virtual void cancel(RequestSlot slot) = 0;
+  // Drives the transport's own progress once, without any request of ours: for
+  // operations the application posted itself and completes itself, which only move
+  // while someone calls into the library (Scheduler::hold).
+  virtual void poke() {}
 };
 
 class Transport {

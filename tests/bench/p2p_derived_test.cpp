@@ -11,6 +11,7 @@ P2pPoint valid_point(long bytes, double t_iter) {
   p.msg_bytes = bytes;
   p.t_iter = measure::Spread{};
   p.t_iter->median = t_iter;
+  p.t_pingpong_s = 1.0;
   return p;
 }
 
@@ -41,6 +42,21 @@ TEST(P2pDerived, ComputesThePapersNumbers) {
   EXPECT_DOUBLE_EQ(*p.ratio_to_optimal, 1.5);
   EXPECT_DOUBLE_EQ(*p.speedup_vs_blocking, 4.0 / 3.0);
   EXPECT_TRUE(p.null_reasons.empty());
+}
+
+TEST(P2pDerived, LatencyIsHalfThePingPongAndBandwidthTheBytesOverIt) {
+  P2pPoint p = valid_point(1 << 20, 3.0);
+  p.t_pingpong_s = 0.004;
+  derive_p2p_numbers(p, {2.0, 2.0, 4.0, 20, false, 0});
+  ASSERT_TRUE(p.latency_s && p.bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(*p.latency_s, 0.002);
+  EXPECT_DOUBLE_EQ(*p.bandwidth_Bps, (1 << 20) / 0.002);
+  P2pPoint none = valid_point(1 << 20, 3.0);  // no ping-pong time: both null, with why
+  none.t_pingpong_s.reset();
+  derive_p2p_numbers(none, {2.0, 2.0, 4.0, 20, false, 0});
+  EXPECT_FALSE(none.latency_s || none.bandwidth_Bps);
+  EXPECT_TRUE(has(none.null_reasons["latency_s"], "t_pingpong_s"));
+  EXPECT_TRUE(has(none.null_reasons["bandwidth_Bps"], "t_pingpong_s"));
 }
 
 // Every MPI-only round trip discarded: everything t_comm feeds is null, each with why.

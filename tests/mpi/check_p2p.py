@@ -14,6 +14,10 @@ the --min-size. Discards per set stay within the iterations, and a null t_comm_s
 with the reasons of everything it feeds. --resume refuses, in one line and exit 2, a
 plain run continuing an intercepted file, the reverse, and another --min-size; the same
 settings continue it.
+Schema 3 (issue 11 item 5): the plain run also measures nonblocking-liboverlap (Isend/
+Irecv progressed by liboverlap's engine, --progress shared, recorded in config.progress);
+every point passed its data check (no invalid reason names it), and latency_s is half of
+t_pingpong_s and bandwidth_Bps msg_bytes over it, on every valid point.
 At least one point must be valid per run: a run without any is retried once, visibly.
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
@@ -36,6 +40,8 @@ def check_point(p, blocking, intercepted):
     if not p["valid"]:
         if not p["invalid_reason"] or p["t_iter_s"] is not None:
             fail(f"{where}: invalid needs a reason and no numbers")
+        if "data check" in p["invalid_reason"]:
+            fail(f"{where}: {p['invalid_reason']}")
         return False
     if p["iterations"] + p["discarded"] != ITERATIONS:
         fail(f"{where}: {p['iterations']} kept + {p['discarded']} discarded, asked {ITERATIONS}")
@@ -52,6 +58,7 @@ def check_point(p, blocking, intercepted):
     deferred_nothing = check_deferral(p, where, intercepted)
     if not p["t_iter_p25_s"] <= p["t_iter_s"] <= p["t_iter_p75_s"]:
         fail(f"{where}: t_iter spread out of order")
+    check_latency(p, where)
     if not (p["t_iter_s"] > 0 and p["t_pingpong_s"] > 0 and p["t_comp_s"] > 0
             and p["work_units"] >= 1):
         fail(f"{where}: t_iter {p['t_iter_s']}, t_pingpong {p['t_pingpong_s']}, "
@@ -74,6 +81,15 @@ def check_point(p, blocking, intercepted):
         fail(f"{where}: speedup_vs_blocking {p['speedup_vs_blocking']}, recomputed "
              f"{blocking[key] / p['t_iter_s']}")
     return True
+
+
+def check_latency(p, where):
+    """latency_s = t_pingpong_s / 2, bandwidth_Bps = msg_bytes / latency_s (schema 3)."""
+    lat, bw = p.get("latency_s", "absent"), p.get("bandwidth_Bps", "absent")
+    if not isinstance(lat, float) or not close(lat, p["t_pingpong_s"] / 2):
+        fail(f"{where}: latency_s {lat}, expected t_pingpong_s / 2 = {p['t_pingpong_s'] / 2}")
+    if not isinstance(bw, (int, float)) or not close(bw, p["msg_bytes"] / lat):
+        fail(f"{where}: bandwidth_Bps {bw}, expected msg_bytes / latency_s")
 
 
 def check_deferral(p, where, intercepted):
@@ -115,9 +131,11 @@ def check_overlap_run_metadata(doc, intercepted):
 def attempt(args, env, tmp, intercepted, off=False):
     """off: under `overlap-run --off`, loaded but intercepting nothing: plain points."""
     out = os.path.join(tmp, "p2p-off.json" if off else "p2p-run.json" if intercepted else "p2p.json")
-    impls = ["blocking"] if intercepted or off else ["blocking", "nonblocking"]
+    impls = ["blocking"] if intercepted or off else \
+        ["blocking", "nonblocking", "nonblocking-liboverlap"]
     bench = [args.bench, "p2p", "--sizes", "1KiB,64KiB,256KiB", "--comp-times", "1ms",
-             "--impl", ",".join(impls), "--iterations", str(ITERATIONS), "--warmup", "1",
+             "--impl", ",".join(impls), "--progress", "shared",
+             "--iterations", str(ITERATIONS), "--warmup", "1",
              "--calibration-runs", "3", "--tolerance", "30%", "--sync-span", "0.2s",
              "--output", out]
     if intercepted:
@@ -131,6 +149,8 @@ def attempt(args, env, tmp, intercepted, off=False):
         doc = json.load(f)
     check_result_header(doc, "p2p", args)
     check_overlap_run_metadata(doc, intercepted)
+    if doc["config"].get("progress") != "shared":
+        fail(f"config.progress {doc['config'].get('progress')}, expected shared")
     names = {"blocking": "overlap-run"} if intercepted else {}
     keys = {(q["impl"], q["msg_bytes"], q["target_comp_s"]) for q in doc["points"]}
     want = {(names.get(i, i), s, COMP) for i in impls for s in SIZES}

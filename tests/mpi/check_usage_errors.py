@@ -54,6 +54,7 @@ CASES = [
     (["p2p", "--impl", "blocking,isend"], "'isend'"),
     (["p2p", "--impl", "overlap-run"], "'overlap-run'"),
     (["p2p", "--comp-times", "1ms,fast"], "'fast'"),
+    (["p2p", "--impl", "nonblocking-liboverlap", "--progress", "eager"], "'eager'"),
     (["p2p", "--sizes", "4GiB"], "4294967296"),
     (["progress", "--threads", "0"], "'0'"),
     (["part", "--sizes", "4B", "--partitions", "8"], "--sizes 4 in 8 partitions"),

@@ -38,6 +38,12 @@ V2 = {k: HERE / f"{k}_v2.json" for k in ("nbc", "impact", "latency", "coll", "pr
 NBC_CPU = HERE / "nbc_cpu_v3.json"
 NBC_CPU4 = HERE / "nbc_cpu_v4.json"
 SCHEMA3_KERNEL = "kernel network processing on this core"
+# p2p schema 3 (issue 11 item 5): a real 2-rank plain run (blocking, nonblocking,
+# nonblocking-liboverlap) and the blocking code under overlap-run (--min-size 4KiB, so
+# 1 KiB is not deferred), and a schema 2 file (before latency_s, bandwidth_Bps and
+# nonblocking-liboverlap: the plain run with those taken out) that must still render.
+P2P_PLAIN, P2P_RUN, P2P_V2 = (HERE / n for n in ("p2p_v3.json", "p2p_run_v3.json",
+                                                 "p2p_v2.json"))
 
 # The documented size rule at 100 dpi: a heatmap panel is 450 x 420 px plus 100 px for
 # the colour bar; concurrency = one row of two (panel + bar) per run; impact = 150 px +
@@ -467,6 +473,44 @@ def check_p2p_series(ck, report):
              f"p2p: overlap-run's curve leaves out the size it deferred nothing at ({xs})")
 
 
+def check_p2p_latency(ck, report, env, tmp):
+    """p2p.png and p2p_latency.png from a plain and an overlap-run file given together and
+    from a schema 2 file alone, at their documented sizes; the latency figure's numbers:
+    schema 3's latency_s, else t_pingpong_s / 2, and each implementation's latency over
+    the plain blocking code's of the same setup (overlap-run's from the other file)."""
+    sys.path.insert(0, str(Path(report).resolve().parent))
+    import report_curves
+    import report_inputs
+
+    for name, files in (("p2p-together", [P2P_PLAIN, P2P_RUN]), ("p2p-v2", [P2P_V2])):
+        out = tmp / name
+        p = run_report(report, files + ["-o", out], env)
+        ck.check(p.returncode == 0, f"{name}: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+        manifest, _ = load_manifest(ck, out)
+        comps = {q["target_comp_s"] for f in files
+                 for q in json.loads(f.read_text(encoding="utf-8"))["points"]}
+        check_png(ck, out / "p2p.png", curves_px(len(comps), 2), manifest, min_ink=0.03)
+        check_png(ck, out / "p2p_latency.png", curves_px(3, 1), manifest, min_ink=0.03)
+        check_svg(ck, out / "p2p_latency.svg", manifest)
+    ck.check(report_curves.p2p_latency({"latency_s": 2e-6, "t_pingpong_s": 9.0}) == 2e-6
+             and report_curves.p2p_latency({"t_pingpong_s": 4e-6}) == 2e-6
+             and report_curves.p2p_latency({"t_pingpong_s": None}) is None,
+             "p2p latency: schema 3's field, else half the older round trip")
+    plain, under = (report_inputs.load_run(f) for f in (P2P_PLAIN, P2P_RUN))
+    doc = json.loads(P2P_PLAIN.read_text(encoding="utf-8"))
+    base = {q["msg_bytes"]: q["latency_s"] for q in doc["points"]
+            if q["impl"] == "blocking" and q["valid"]}
+    theirs = {q["msg_bytes"]: q["latency_s"]
+              for q in json.loads(P2P_RUN.read_text(encoding="utf-8"))["points"]
+              if q["valid"]}
+    xs, ys = report_curves.latency_ratios([plain, under], under, "overlap-run")
+    want = sorted(set(base) & set(theirs))
+    ck.check(xs == want and all(abs(y - theirs[x] / base[x]) < 1e-12 for x, y in zip(xs, ys)),
+             f"p2p: overlap-run's latency over plain blocking's per size ({xs}, {ys})")
+    xs, _ = report_curves.latency_ratios([under], under, "overlap-run")
+    ck.check(xs == [], "p2p: no plain file of that setup, no ratio")
+
+
 def check_installed(ck, build_dir, cmake, env, tmp):
     """`cmake --install` of the report component, then the installed launcher finds its
     modules in ../share/overlap/report."""
@@ -507,6 +551,7 @@ def main():
             check_errors(ck, args.report, env, tmp)
             check_overlap_run(ck, args.report, env, tmp)
             check_p2p_series(ck, args.report)
+            check_p2p_latency(ck, args.report, env, tmp)
         if args.install_from:
             check_installed(ck, args.install_from, args.cmake, env, tmp)
     finally:

@@ -10,10 +10,13 @@
 #   SCALE=smoke docs/results/overlap-run-2026-11-23/run.sh   # minutes: does it work?
 #
 # Figures (overlap-report draws p2p across the files given together):
-#  1. p2p: the paper's ping-pong with computation, per size, blocking and nonblocking
-#     (plain run) beside the same blocking code under overlap-run (shared and dedicated),
-#     both MPIs; speedup over blocking; t_pingpong of overlap-run over blocking is the
-#     interception's cost with nothing to overlap (the 1.01 / 1.03 goals).
+#  1. p2p: the paper's ping-pong with computation, per size: blocking, nonblocking with
+#     MPI's own progress and nonblocking with liboverlap's (nonblocking-liboverlap, shared
+#     in the plain run, dedicated in a run of its own) beside the same blocking code under
+#     overlap-run (shared and dedicated), both MPIs; speedup over blocking. p2p_latency.png:
+#     latency and bandwidth per size without computation, and each latency over plain
+#     blocking's: overlap-run's is the interception's cost with nothing to overlap (the
+#     1.01 / 1.03 goals).
 #  2. examples/jacobi: time per iteration plain and under overlap-run (shared, dedicated),
 #     with overlap-run's report saying what limited it.
 # Variables: SCALE (full|smoke), OMPI_DIR, MPICH_DIR (the two build trees), OUT (default
@@ -53,9 +56,13 @@ for mpi in openmpi mpich; do
   bench=$dir/src/apps/overlap-bench
   orun=$dir/src/apps/overlap-run
   jac=$dir/tests/intercept/jacobi
-  # 1. p2p plain: blocking and nonblocking.
-  run $t --mpi $mpi -- $bench p2p $p2p --impl blocking,nonblocking --label "$mpi" \
-    --output $out/p2p-$mpi.json
+  # 1. p2p plain: blocking, nonblocking with MPI's progress and with liboverlap's.
+  run $t --mpi $mpi -- $bench p2p $p2p --impl blocking,nonblocking,nonblocking-liboverlap \
+    --progress shared --label "$mpi" --output $out/p2p-$mpi.json
+  # liboverlap's dedicated policy, with blocking again (the speedup's reference, same run).
+  run $t --mpi $mpi -- $bench p2p $p2p --impl blocking,nonblocking-liboverlap \
+    --progress dedicated --label "$mpi liboverlap dedicated" \
+    --output $out/p2p-$mpi-liboverlap-dedicated.json
   # ... and the blocking code under overlap-run, per policy (recorded as overlap-run).
   # --min-size 4KiB: every size measured is deferred (the default threshold is 64 KiB).
   for policy in shared dedicated; do
@@ -82,8 +89,8 @@ done
 scripts/cluster down
 
 for mpi in openmpi mpich; do
-  report/overlap-report $out/p2p-$mpi.json $out/p2p-$mpi-shared.json \
-    $out/p2p-$mpi-dedicated.json -o $out/report-p2p-$mpi
+  report/overlap-report $out/p2p-$mpi.json $out/p2p-$mpi-liboverlap-dedicated.json \
+    $out/p2p-$mpi-shared.json $out/p2p-$mpi-dedicated.json -o $out/report-p2p-$mpi
   report/overlap-report $out/jacobi-$mpi-shared.json -o $out/report-jacobi-$mpi
 done
 grep -H "time per iteration\|iterations\|residual" $out/jacobi-*.txt
