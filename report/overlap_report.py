@@ -6,7 +6,7 @@ overlap-run reports.
 
 Writes into DIR: r_overhead_<op>.png/.svg and concurrency_<op>.png/.svg (nbc), with
 decomposition_<op> and engine_share_<op> where points carry a decomposition,
-impact.png/.svg, latency.png/.svg, coll.png/.svg, progress.png/.svg, sync.png/.svg (each
+decomposition_progress, decomposition_impact and decomposition_p2p likewise, impact.png/.svg, latency.png/.svg, coll.png/.svg, progress.png/.svg, sync.png/.svg (each
 only with files of that kind), summary.md, summary.html and manifest.json. Every input is
 checked before anything is written: a bad file costs one line on stderr and exit code 2.
 See docs/report.md.
@@ -151,6 +151,12 @@ def render(runs, outdir):
         files, size = plots.impact_figure(of_kind(runs, "impact"), outdir)
         record("impact", None, files, size, 1)
         sections.append(("r_MPI_impact", files))
+    for kind, title in DECOMPOSITION_TITLES.items():
+        these = of_kind(runs, kind)
+        if cpu.has_decompositions(these):
+            files, size = cpu.kind_decomposition_figure(these, kind, outdir)
+            record("decomposition", None, files, size, 1)
+            sections.append((title, files))
     for kind, draw in curves.FIGURES.items():
         these = [r for r in of_kind(runs, kind) if r.points]
         if not these:
@@ -176,6 +182,11 @@ def render(runs, outdir):
                          files))
     return images, sections
 
+
+DECOMPOSITION_TITLES = {
+    "impact": "impact: where an idle MPI's cost to the computation goes",
+    "progress": "progress: where the work-based run's slowdown goes",
+    "p2p": "p2p: where the computation's slowdown in the ping-pong goes"}
 
 CURVE_TITLES = {"latency": "latency: a collective waited for at once, per size",
                 "coll": "coll: blocking collectives in windows, and the naive loop",

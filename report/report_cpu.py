@@ -1,9 +1,10 @@
-"""Where the overhead goes (nbc points with a `decomposition`, docs/cpu-accounting.md):
-stacked bars of the computation's slowdown per point (engine, transport, other threads,
-remainder; the measured loss as a marker) and a heatmap of the engine's own share."""
+"""Where the overhead goes (points with a `decomposition`, docs/cpu-accounting.md): stacked
+bars of the computation's slowdown per point (engine, transport, other threads, remainder;
+the measured loss as a marker) for nbc (per op), progress, impact and p2p, and for nbc a
+heatmap of the engine's own share."""
 import report_plots as plots
 from matplotlib.patches import Patch
-from report_inputs import is_invalid, op_grid
+from report_inputs import DECOMPOSED_KINDS, is_invalid, op_grid
 from report_units import fmt_time
 
 # Shares in the order they stack, with colours readers with a colour-vision deficiency
@@ -23,6 +24,11 @@ def has_decomposition(runs, op):
     return any(p.get("decomposition") for r in runs for p in r.points if p.get("op") == op)
 
 
+def has_decompositions(runs):
+    """Any point of these runs (any kind) carries a decomposition."""
+    return any(p.get("decomposition") for r in runs for p in r.points)
+
+
 def _bars(runs, op):
     """(label, point or None) per bar: points of each run in (comp, comm) order."""
     out = []
@@ -31,7 +37,7 @@ def _bars(runs, op):
                      key=lambda p: (p["target_comp_s"], p["target_comm_s"]))
         for p in pts:
             label = f"{fmt_time(p['target_comm_s'])}×{fmt_time(p['target_comp_s'])}"
-            out.append((f"{run.title}\n{label}" if len(runs) > 1 else label,
+            out.append((_label(run, runs, label),
                         None if is_invalid(p) else p.get("decomposition")))
     return out
 
@@ -41,14 +47,48 @@ def decomposition_size(n_bars):
 
 
 def decomposition_figure(runs, op, outdir):
-    """One stacked bar per point: positive shares upwards, a negative remainder (the
-    counters explain more than was lost) downwards; a black tick marks the measured loss.
-    Points without a decomposition are marked 'n/a'."""
-    bars = _bars(runs, op)
+    """nbc: one stacked bar per point of `op`, every run's."""
+    return _stacked(_bars(runs, op), f"where the computation's slowdown goes — {op}",
+                    f"decomposition_{op}", outdir)
+
+
+def _label(run, runs, text):
+    return f"{run.title}\n{text}" if len(runs) > 1 else text
+
+
+# Per kind with a decomposition but no op grid: the figure's title and file stem.
+KIND_FIGURES = {
+    "progress": ("where the work-based run's slowdown goes — progress",
+                 "decomposition_progress"),
+    "impact": ("where an idle MPI's cost to the computation goes — impact",
+               "decomposition_impact"),
+    "p2p": ("where the computation's slowdown in the ping-pong goes — p2p",
+            "decomposition_p2p"),
+}
+
+
+def kind_bars(runs, kind):
+    """(label, decomposition or None) per point of every run of `kind`, in its order
+    (report_inputs.DECOMPOSED_KINDS): progress's work-based run against the work alone,
+    impact's computation with MPI idle against before MPI_Init, p2p's round trips with
+    computation against the computation alone."""
+    order, name, unusable = DECOMPOSED_KINDS[kind]
+    return [(_label(run, runs, name(p)), None if unusable(p) else p.get("decomposition"))
+            for run in runs for p in sorted(run.points, key=order)]
+
+
+def kind_decomposition_figure(runs, kind, outdir):
+    title, stem = KIND_FIGURES[kind]
+    return _stacked(kind_bars(runs, kind), title, stem, outdir)
+
+
+def _stacked(bars, title, stem, outdir):
+    """One stacked bar per (label, decomposition): positive shares upwards, a negative
+    remainder (the counters explain more than was lost) downwards; a black tick marks the
+    measured loss. Bars without a decomposition are marked 'n/a'."""
     width, height = decomposition_size(len(bars))
     fig = plots._figure(width, height)
-    fig.suptitle(f"where the computation's slowdown goes — {op}", fontsize=12,
-                 y=1 - 8 / height, va="top")
+    fig.suptitle(title, fontsize=12, y=1 - 8 / height, va="top")
     ax = plots._axes_px(fig, 70, 40, width - 70 - 170, height - 40 - 140)
     for x, (_, d) in enumerate(bars):
         if d is None:
@@ -77,7 +117,7 @@ def decomposition_figure(runs, op, outdir):
     handles.append(plots.matplotlib.lines.Line2D([], [], color="black", lw=2,
                                                   label="measured loss"))
     fig.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
-    return plots._save(fig, outdir, f"decomposition_{op}"), (width, height)
+    return plots._save(fig, outdir, stem), (width, height)
 
 
 def engine_share_figure(runs, op, outdir):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from report_legacy import IMB_NOTE, LEGACY, legacy_points
+from report_units import fmt_bytes, fmt_time
 from report_schema import (InputError, check_fields, check_schema_description,
                            measured_fields)
 
@@ -224,6 +225,22 @@ def impact_reason(point):
     if point.get("valid") is False:
         return str(point.get("invalid_reason") or "no reason given")
     return "r_mpi_impact_max is null"
+
+
+# Kinds without an op grid whose points carry a decomposition (docs/cpu-accounting.md):
+# (sort key, the point's name in figures and tables, whether it is unusable), one place
+# for report_cpu's bars and report_summary's tables.
+DECOMPOSED_KINDS = {
+    "progress": (lambda p: (str(p.get("impl")), str(p.get("op")), p.get("requested_bytes") or 0),
+                 lambda p: f"{p.get('impl')} {p.get('op')} {fmt_bytes(p.get('msg_bytes'))}",
+                 lambda p: p.get("valid") is False),
+    "impact": (lambda p: p["target_comp_s"], lambda p: fmt_time(p["target_comp_s"]),
+               impact_invalid),
+    "p2p": (lambda p: (p.get("msg_bytes") or 0, p.get("target_comp_s") or 0, str(p.get("impl"))),
+            lambda p: f"{p.get('impl')} {fmt_bytes(p.get('msg_bytes'))} "
+                      f"{fmt_time(p.get('target_comp_s'))}",
+            lambda p: p.get("valid") is False),
+}
 
 
 def assign_titles(runs):

@@ -6,7 +6,8 @@ through report_units, so Markdown and HTML show identical values.
 """
 from collections import Counter
 
-from report_inputs import grid_key, impact_invalid, impact_reason, invalid_reason, is_invalid
+from report_inputs import (DECOMPOSED_KINDS, grid_key, impact_invalid, impact_reason,
+                           invalid_reason, is_invalid)
 from report_tables import generic_run
 from report_units import (DASH, fmt_bytes, fmt_int, fmt_pct, fmt_ratio, fmt_share,
                           fmt_time)
@@ -47,7 +48,34 @@ def build_summary(runs, figures):
     for run in others:
         blocks += [("h", 2, f"{run.benchmark} run: {run.title}"), _metadata_table(run, nbc=False)]
         blocks += generic_run(run)
+        if run.benchmark in COMPARED:
+            blocks += decomposition_blocks(run)
     return blocks
+
+
+# What the decomposition compares, per kind without an op grid.
+COMPARED = {"progress": "the work-based run against the work alone",
+            "p2p": "the round trips with computation against the computation alone",
+            "impact": "with MPI idle against before MPI_Init"}
+
+
+def decomposition_blocks(run):
+    """Each point's decomposition sentence (docs/cpu-accounting.md), or why it has none;
+    nothing for a file written before points carried one."""
+    if not any("decomposition" in p for p in run.points):
+        return []
+    order, key, _ = DECOMPOSED_KINDS[run.benchmark]
+    rows = []
+    for p in sorted(run.points, key=order):
+        d = p.get("decomposition")
+        if d:
+            text = where_it_goes(d)
+        else:
+            why = (p.get("null_reasons") or {}).get("decomposition")
+            text = f"not measured: {why}" if why else NOT_MEASURED
+        rows.append([key(p), text])
+    return [("h", 3, f"{run.title} — where the slowdown goes ({COMPARED[run.benchmark]})"),
+            ("table", ["point", "where it goes"], rows)]
 
 
 _DIAGNOSIS_GUIDE = (
@@ -296,4 +324,5 @@ def _impact_run(run):
               ("table", list(IMPACT_HEADERS), rows)]
     if missing:
         blocks.append(("p", "Not measured yet: " + ", ".join(fmt_time(t) for t in missing) + "."))
+    blocks += decomposition_blocks(run)
     return blocks

@@ -143,12 +143,15 @@ const Schema<RankCpu>& rank_cpu_schema() {
           .add("cpus", &R::cpus, Unit::none,
                "its affinity mask, the CPUs the kernel_* values sum over (e.g. \"0-1\")")
           .section("comm_alone", &R::comm_alone, cpu_phase_schema(),
-                   "the collective alone, with the sync barrier before it; per kept iteration")
+                   "the communication alone, with the sync barrier before it; per kept "
+                   "iteration; null where the benchmark has no such phase (impact)")
           .section("comp_alone", &R::comp_alone, cpu_phase_schema(),
-                   "the computation alone, with the sync barrier before it; per kept iteration")
+                   "the computation alone, with the sync barrier before it; per kept "
+                   "iteration (impact: before MPI_Init)")
           .section("overlapped", &R::overlapped, cpu_phase_schema(),
-                   "the overlap run (t1..t4), with the sync barrier before it; per kept "
-                   "iteration");
+                   "the computation beside the communication (nbc, progress: the overlap run "
+                   "t1..t4 with the sync barrier before it; impact: the computation with MPI "
+                   "initialised and idle); per kept iteration");
   return s;
 }
 
@@ -227,9 +230,38 @@ PhaseAccounting::Total PhaseAccounting::total(Phase p, const std::vector<bool>& 
   return t;
 }
 
+void PhaseAccounting::keep_only(Phase p, const std::vector<bool>& kept) {
+  auto& w = windows_[p];
+  if (kept.size() != w.size())
+    throw std::invalid_argument("PhaseAccounting::keep_only: " + std::to_string(kept.size()) +
+                                " flags for " + std::to_string(w.size()) + " windows");
+  std::vector<std::optional<measure::CpuUsage>> left;
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (kept[i]) left.push_back(std::move(w[i]));
+  w = std::move(left);
+}
+
 void PhaseAccounting::reset() {
   for (auto& w : windows_) w.clear();
   last_.reset();
+}
+
+std::vector<bool> kept_on_every_rank(MPI_Comm comm, const std::vector<bool>& late) {
+  std::vector<int> any(late.begin(), late.end());
+  MPI_Allreduce(MPI_IN_PLACE, any.data(), static_cast<int>(any.size()), MPI_INT, MPI_MAX, comm);
+  std::vector<bool> kept;
+  for (int l : any) kept.push_back(l == 0);
+  return kept;
+}
+
+void drop_cpu(std::optional<CpuAccounting>& cpu, std::optional<CpuShares>& shares,
+              std::map<std::string, std::string>& null_reasons, const std::string& why) {
+  cpu.reset();
+  shares.reset();
+  null_reasons.erase("cpu.comm_alone");
+  null_reasons.erase("decomposition.transport");
+  null_reasons["cpu"] = why;
+  null_reasons["decomposition"] = why;
 }
 
 void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<bool>& kept,
@@ -245,8 +277,9 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   local[0] = have ? 1.0 : 0.0;
   if (have) {
     for (int p = 0; p < 3; ++p)
-      pack(totals[p].usage, totals[p].windows,
-           &local[static_cast<std::size_t>(1 + p * kPhaseFields)]);
+      if (totals[p].windows > 0)  // no comm_alone window: its fields stay NaN, null
+        pack(totals[p].usage, totals[p].windows,
+             &local[static_cast<std::size_t>(1 + p * kPhaseFields)]);
     const P::Total& al = totals[P::comp_alone];
     const P::Total& ov = totals[P::overlapped];
     const measure::SlowdownShares s = measure::decompose(al.usage.scaled(1.0 / al.windows),
@@ -274,19 +307,23 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   for (int r = 0; r < size; ++r) {
     const double* f = &all[static_cast<std::size_t>(r * kFields)];
     if (f[0] == 0) {
-      cpu.reset();
-      shares.reset();
-      const std::string why =
-          acc.available() ? "rank " + std::to_string(r) +
-                                ": its per-thread CPU counters (/proc/self/task) could not be read"
-                          : acc.sampler().unavailable();
-      null_reasons["cpu"] = why;
-      null_reasons["decomposition"] = why;
+      drop_cpu(cpu, shares, null_reasons,
+               acc.available() ? "rank " + std::to_string(r) +
+                                     ": its per-thread CPU counters (/proc/self/task) could not "
+                                     "be read"
+                               : acc.sampler().unavailable());
       return;
     }
+    std::optional<CpuPhase> comm_alone;
+    if (!std::isnan(f[1])) {
+      comm_alone = unpack(f + 1);
+    } else {
+      null_reasons["cpu.comm_alone"] =
+          "no communication-alone window: the benchmark has none (impact) or discarded each "
+          "one (a rank left its sync barrier late)";
+    }
     a.ranks.push_back({r, measure::format_cpu_list(masks[static_cast<std::size_t>(r)].cpus),
-                       unpack(f + 1), unpack(f + 1 + kPhaseFields),
-                       unpack(f + 1 + 2 * kPhaseFields)});
+                       comm_alone, unpack(f + 1 + kPhaseFields), unpack(f + 1 + 2 * kPhaseFields)});
     const double lost = f[1 + 3 * kPhaseFields];
     if (worst < 0 || lost > all[static_cast<std::size_t>(worst * kFields + 1 + 3 * kPhaseFields)])
       worst = r;

@@ -1,8 +1,9 @@
 // CPU accounting as benchmarks record it (issue 13; docs/cpu-accounting.md): per rank and
-// per measured phase (the collective alone, the computation alone, the two overlapped)
+// per measured phase (the communication alone, the computation alone, the two overlapped)
 // where the CPU went, and per point the decomposition of the computation's slowdown.
-// Any benchmark with a computation phase embeds `CpuAccounting` and `CpuShares` in its
-// point and fills them through `PhaseAccounting` (sampling) and `gather_cpu` (over ranks).
+// Every benchmark with a computation phase (nbc, progress, impact) embeds `CpuAccounting`
+// and `CpuShares` in its point and fills them through `PhaseAccounting` (sampling),
+// `kept_on_every_rank` and `gather_cpu` (over ranks), `drop_cpu` for an invalid point.
 #pragma once
 
 #include <mpi.h>
@@ -17,6 +18,14 @@
 #include "measure/cpu_sampler.hpp"
 
 namespace overlap::bench {
+
+// What a point's `cpu` and `decomposition` sections are, the same words in every benchmark.
+inline constexpr const char* kCpuSectionDoc =
+    "where each rank's CPU went per phase, means over the kept iterations "
+    "(docs/cpu-accounting.md); null with a reason where unmeasurable";
+inline constexpr const char* kDecompositionSectionDoc =
+    "the computation's slowdown as engine + transport + other threads + remainder, fractions "
+    "of t_comp_ref; null with a reason when invalid or unmeasurable";
 
 // One rank, one phase: means per kept iteration.
 struct CpuPhase {
@@ -36,7 +45,9 @@ const Schema<CpuPhase>& cpu_phase_schema();
 struct RankCpu {
   int rank = 0;
   std::string cpus;  // the affinity mask the kernel_* values sum over, e.g. "0-1"
-  CpuPhase comm_alone, comp_alone, overlapped;
+  // Absent where the benchmark has no communication-alone phase (impact), or none was kept.
+  std::optional<CpuPhase> comm_alone;
+  CpuPhase comp_alone, overlapped;
 };
 const Schema<RankCpu>& rank_cpu_schema();
 
@@ -87,6 +98,9 @@ class PhaseAccounting {
   // for a phase never marked). Throws std::invalid_argument when the phase has windows
   // and `kept` is neither empty nor one flag per window.
   Total total(Phase p, const std::vector<bool>& kept = {}) const;
+  // Leaves out the windows i of `p` without kept[i], for a phase whose iterations are
+  // discarded apart from the others' (p2p). Throws like total().
+  void keep_only(Phase p, const std::vector<bool>& kept);
   void reset();
   const measure::CpuSampler& sampler() const { return sampler_; }
 
@@ -96,11 +110,20 @@ class PhaseAccounting {
   std::vector<std::optional<measure::CpuUsage>> windows_[3];
 };
 
+// Which iterations every rank keeps: those in which no rank was late (reduce_overlap's
+// rule), so each rank's accounting covers the iterations the point's times do. Collective.
+std::vector<bool> kept_on_every_rank(MPI_Comm comm, const std::vector<bool>& late);
+
+// An invalid point carries no numbers, not its CPU accounting either: both null, with `why`.
+void drop_cpu(std::optional<CpuAccounting>& cpu, std::optional<CpuShares>& shares,
+              std::map<std::string, std::string>& null_reasons, const std::string& why);
+
 // Collective over `comm`: every rank's means over the kept iterations of `acc` (`kept`:
 // one flag per iteration, the same on every rank; empty: every window) with its phase
 // times over the same iterations, its affinity mask and whose kernel counts it, to rank
 // 0, which fills `cpu`, `shares` and their null reasons (keys "cpu", "decomposition",
-// "decomposition.transport"). Other ranks leave them untouched.
+// "decomposition.transport", and "cpu.comm_alone" when no comm_alone window was marked).
+// Other ranks leave them untouched.
 void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<bool>& kept,
                 const measure::PhaseTimes& mine, std::optional<CpuAccounting>& cpu,
                 std::optional<CpuShares>& shares, std::map<std::string, std::string>& null_reasons);

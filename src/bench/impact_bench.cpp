@@ -16,11 +16,22 @@ namespace {
 constexpr int kWarmupRuns = 2;
 constexpr int kReasonBytes = 240;
 
-double median_run(compute::Workload& gemm, int runs) {
+struct Runs {
+  double median = 0, mean = 0;
+};
+
+// With `acc`, each timed run is a window of `phase` (the warm-up runs are not).
+Runs timed_runs(compute::Workload& gemm, int runs, PhaseAccounting* acc = nullptr,
+                PhaseAccounting::Phase phase = PhaseAccounting::comp_alone) {
   for (int i = 0; i < kWarmupRuns; ++i) gemm.run();
+  if (acc) acc->add_computation_threads(gemm.thread_ids());
   std::vector<double> times;
-  for (int i = 0; i < runs; ++i) times.push_back(gemm.run());
-  return measure::median(times);
+  for (int i = 0; i < runs; ++i) {
+    if (acc) acc->mark();
+    times.push_back(gemm.run());
+    if (acc) acc->mark(phase);
+  }
+  return {measure::median(times), measure::mean(times)};
 }
 
 }  // namespace
@@ -33,7 +44,7 @@ std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config, compute:
         gemm.calibration_config(config.tolerance, config.max_bytes, last);
     const auto cost = [&](long n) {
       gemm.resize(n);
-      return median_run(gemm, 3);
+      return timed_runs(gemm, 3).median;
     };
     const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
     ImpactSample s;
@@ -44,7 +55,9 @@ std::vector<ImpactSample> impact_before_mpi(const ImpactConfig& config, compute:
       last = r.size;
       s.comp_size = static_cast<int>(r.size);
       gemm.resize(s.comp_size);
-      s.t_comp_ref_s = median_run(gemm, config.runs);
+      const Runs ref = timed_runs(gemm, config.runs, &s.cpu, PhaseAccounting::comp_alone);
+      s.t_comp_ref_s = ref.median;
+      s.mean_ref_s = ref.mean;
     }
     samples.push_back(s);
   }
@@ -57,7 +70,9 @@ void impact_with_mpi(MPI_Comm comm, const ImpactConfig& config, compute::Workloa
   for (ImpactSample& s : samples) {
     if (!s.calibrated) continue;
     gemm.resize(s.comp_size);
-    s.t_comp_passive_mpi_s = median_run(gemm, config.runs);
+    const Runs idle = timed_runs(gemm, config.runs, &s.cpu, PhaseAccounting::overlapped);
+    s.t_comp_passive_mpi_s = idle.median;
+    s.mean_passive_mpi_s = idle.mean;
   }
 }
 
@@ -101,6 +116,11 @@ std::vector<ImpactPoint> gather_impact(MPI_Comm comm, const std::vector<ImpactSa
         p.ranks.clear();
       }
     }
+    // MPI idle in the place of the overlapped phase: f = 1, the whole run is computation.
+    gather_cpu(comm, s.cpu, {}, {s.mean_ref_s, s.mean_passive_mpi_s, s.mean_passive_mpi_s}, p.cpu,
+               p.decomposition, p.null_reasons);
+    if (rank == 0 && !p.valid)
+      drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
     points.push_back(p);
   }
   return points;

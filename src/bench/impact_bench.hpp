@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/benchmark.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/impact_record.hpp"
 #include "compute/workload.hpp"
 
@@ -24,6 +25,10 @@ struct ImpactSample {
   int comp_size = 0;
   double t_comp_ref_s = 0;          // before MPI_Init
   double t_comp_passive_mpi_s = 0;  // after, MPI idle
+  // CPU accounting of the timed runs (docs/cpu-accounting.md): comp_alone before MPI_Init,
+  // overlapped after it with MPI idle; and the runs' means, which the decomposition uses.
+  PhaseAccounting cpu;
+  double mean_ref_s = 0, mean_passive_mpi_s = 0;
 };
 
 // Before MPI_Init; touches no MPI. Calibrates each target on this rank and times it.

@@ -40,7 +40,18 @@ const Schema<ImpactPoint>& impact_point_schema() {
           .add("r_mpi_impact_max", &P::r_mpi_impact_max, Unit::ratio, "the worst rank's ratio")
           .add("r_mpi_impact_median", &P::r_mpi_impact_median, Unit::ratio, "the median over ranks")
           .section("ranks", &P::ranks, impact_rank_schema(),
-                   "one row per rank (empty when invalid)");
+                   "one row per rank (empty when invalid)")
+          .section("cpu", &P::cpu, cpu_accounting_schema(),
+                   std::string(kCpuSectionDoc) +
+                       "; per timed run: comp_alone before MPI_Init, overlapped with MPI "
+                       "initialised and idle, comm_alone null",
+                   true)
+          .section("decomposition", &P::decomposition, cpu_shares_schema(),
+                   std::string(kDecompositionSectionDoc) +
+                       "; of the computation with MPI idle against before MPI_Init (means of "
+                       "the runs; r_mpi_impact is a median)",
+                   true)
+          .reasons(&P::null_reasons);
   return s;
 }
 

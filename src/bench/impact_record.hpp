@@ -3,11 +3,13 @@
 // schema that names its fields.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/record_schema.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/implementation.hpp"
 #include "bench/result_kind.hpp"
 
@@ -39,12 +41,18 @@ struct ImpactPoint {
   std::optional<double> r_mpi_impact_max;
   std::optional<double> r_mpi_impact_median;
   std::vector<ImpactRank> ranks;  // empty when invalid
+  // CPU before MPI_Init (comp_alone) and with MPI idle (overlapped), and the decomposition
+  // of the loss: what the idle library's and liboverlap's threads take (docs/cpu-accounting.md).
+  std::optional<CpuAccounting> cpu;
+  std::optional<CpuShares> decomposition;
+  std::map<std::string, std::string> null_reasons;
 
   bool same_key(const ImpactPoint& o) const { return target_comp_s == o.target_comp_s; }
 };
 const Schema<ImpactPoint>& impact_point_schema();
 
-inline constexpr int kImpactSchemaVersion = 2;
+// 3: cpu, decomposition, null_reasons (issue 13)
+inline constexpr int kImpactSchemaVersion = 3;
 
 inline const ResultKind<ImpactConfig, ImpactPoint> kImpactResult{
     "impact",

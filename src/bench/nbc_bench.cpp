@@ -218,8 +218,7 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   if (!comm.ok || !comp.ok) {
     rec.invalid_reason = !comm.ok ? comm.reason : comp.reason;
     rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
-    rec.null_reasons["cpu"] = "the point is invalid";
-    rec.null_reasons["decomposition"] = "the point is invalid";
+    drop_cpu(rec.cpu, rec.decomposition, rec.null_reasons, "the point is invalid");
     rec.elapsed_s = seconds_since(started);
     return rec;
   }
@@ -234,46 +233,24 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   cpu_.add_computation_threads(work_.thread_ids());
   std::vector<Local> its;
   for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(*op, tests, true));
-  const std::vector<bool> kept = kept_iterations(its);
-  const measure::PhaseTimes mine = mean_phase_times(its, kept);
+  // reduce_overlap's rule, known on every rank: each rank's accounting and phase times
+  // cover the iterations the point's times do.
+  std::vector<bool> late;
+  std::vector<measure::PhaseTimes> times;
+  for (const Local& it : its) {
+    late.push_back(it.late);
+    times.push_back({it.comp_ref, it.t3 - it.t2, it.t4 - it.t1});
+  }
+  const std::vector<bool> kept = kept_on_every_rank(clock_.comm(), late);
+  const measure::PhaseTimes mine = measure::mean_phase_times(times, kept);
   clock_.resync();
   rec.test_calls = tests;
   reduce(its, rec);
   gather_cpu(clock_.comm(), cpu_, kept, mine, rec.cpu, rec.decomposition, rec.null_reasons);
-  if (!rec.valid && clock_.rank() == 0) {
-    // An invalid point carries no numbers: not its CPU accounting either.
-    rec.cpu.reset();
-    rec.decomposition.reset();
-    rec.null_reasons["cpu"] = "the point is invalid";
-    rec.null_reasons["decomposition"] = "the point is invalid";
-  }
+  if (!rec.valid && clock_.rank() == 0)
+    drop_cpu(rec.cpu, rec.decomposition, rec.null_reasons, "the point is invalid");
   rec.elapsed_s = seconds_since(started);
   return rec;
-}
-
-std::vector<bool> NbcSweep::kept_iterations(const std::vector<Local>& its) {
-  // reduce_overlap's rule (any rank late: discarded), known on every rank so that each
-  // rank's CPU accounting and phase times cover the iterations the point's times do.
-  std::vector<int> late;
-  for (const Local& it : its) late.push_back(it.late ? 1 : 0);
-  MPI_Allreduce(MPI_IN_PLACE, late.data(), static_cast<int>(late.size()), MPI_INT, MPI_MAX,
-                clock_.comm());
-  std::vector<bool> kept;
-  for (int l : late) kept.push_back(l == 0);
-  return kept;
-}
-
-measure::PhaseTimes NbcSweep::mean_phase_times(const std::vector<Local>& its,
-                                               const std::vector<bool>& kept) {
-  measure::PhaseTimes t;
-  const auto n = static_cast<double>(std::count(kept.begin(), kept.end(), true));
-  for (std::size_t i = 0; i < its.size(); ++i) {
-    if (!kept[i]) continue;
-    t.t_comp_ref += its[i].comp_ref / n;
-    t.t_comp += (its[i].t3 - its[i].t2) / n;
-    t.overlap_s += (its[i].t4 - its[i].t1) / n;
-  }
-  return t;
 }
 
 void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {

@@ -56,11 +56,6 @@ class NbcSweep {
   Calibrated calibrate_comp(double target);
   double comp_slowest_median(int runs);
   Local run_iteration(Operation& op, int tests, bool account);
-  // Collective: which iterations no rank left a barrier of late (the ones reduce keeps).
-  std::vector<bool> kept_iterations(const std::vector<Local>& its);
-  // This rank's means over the kept iterations, for the slowdown's decomposition.
-  static measure::PhaseTimes mean_phase_times(const std::vector<Local>& its,
-                                              const std::vector<bool>& kept);
   void reduce(const std::vector<Local>& its, NbcPoint& rec);
 
   GlobalClock& clock_;

@@ -95,13 +95,9 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .add("diagnosis_text", &P::diagnosis_text, Unit::none, "one sentence for humans")
           .section("samples", &P::samples, nbc_samples_schema(),
                    "the kept iterations as reduced over ranks (null when invalid)")
-          .section("cpu", &P::cpu, cpu_accounting_schema(),
-                   "where each rank's CPU went per phase, means over the kept iterations "
-                   "(docs/cpu-accounting.md); null with a reason where unmeasurable")
+          .section("cpu", &P::cpu, cpu_accounting_schema(), kCpuSectionDoc)
           .section("decomposition", &P::decomposition, cpu_shares_schema(),
-                   "the computation's slowdown as engine + transport + other threads + "
-                   "remainder, fractions of t_comp_ref; null with a reason when invalid or "
-                   "unmeasurable")
+                   kDecompositionSectionDoc)
           .reasons(&P::null_reasons)
           .add("calibration_s", &P::calibration_s, Unit::seconds,
                "wall time this point spent calibrating (0 when the sizes were cached)")

@@ -21,6 +21,7 @@
 #include "measure/statistics.hpp"
 #include "mpi/agree_on_failure.hpp"
 #include "overlap/overlap.h"
+#include "mpi/communicator.hpp"
 
 namespace overlap::bench {
 namespace {
@@ -58,6 +59,9 @@ struct Stamp {
 struct Spans {
   std::vector<double> spans;  // rank 0 only
   int discarded = 0;
+  // Every rank, per run: kept (no rank late), its own end - start and its time computing.
+  std::vector<bool> kept;
+  std::vector<double> own_s, comp_s;
 };
 
 // Calls of ranks 0 and 1 in timed round trips of the blocking code, and how many of them
@@ -74,7 +78,9 @@ class P2pRun : public Sweep<P2pPoint> {
         work_(r.plan->thread_pus),
         config_(c),
         overlap_run_(r.context != nullptr ? r.context->overlap_run : std::nullopt),
-        intercepted_(overlap_run_.has_value()) {}
+        intercepted_(overlap_run_.has_value()),
+        pair_(mpi::Communicator::split(clock_.comm(), clock_.rank() <= 1 ? 0 : MPI_UNDEFINED,
+                                       clock_.rank())) {}
 
   std::vector<P2pPoint> keys() const override {
     std::vector<P2pPoint> keys;
@@ -98,7 +104,10 @@ class P2pRun : public Sweep<P2pPoint> {
  private:
   std::optional<std::string> calibrate(double target);
   void compute(bool with) {
-    if (with) work_.run();
+    if (!with) return;
+    const double t = clock_.now();
+    work_.run();
+    in_comp_ += clock_.now() - t;
   }
   // The computation between a nonblocking call and its wait; nonblocking-liboverlap opens
   // a hold around it, so the engine drives MPI meanwhile (also without computation: the
@@ -111,9 +120,11 @@ class P2pRun : public Sweep<P2pPoint> {
   }
   void round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool with_comp);
   std::string data_check(P2pImpl impl, const PageBuffer& buf, int count);
-  Spans timed(int runs, const std::function<void()>& body);
-  double comp_alone();
-  P2pPoint measure_impl(P2pImpl impl, const PageBuffer& buf, int count);
+  // With `acc`, each run (its barrier included) is a window of `phase`.
+  Spans timed(int runs, const std::function<void()>& body, PhaseAccounting* acc = nullptr,
+              PhaseAccounting::Phase phase = PhaseAccounting::overlapped);
+  double comp_alone(std::vector<double>& own);
+  P2pPoint measure_impl(P2pImpl impl, const PageBuffer& buf, int count, double own_comp_ref);
 
   GlobalClock clock_;
   compute::UnitWork work_;
@@ -123,6 +134,12 @@ class P2pRun : public Sweep<P2pPoint> {
   CallCount calls_;               // this rank's, since the last reset
   std::map<double, long> units_;  // calibrated units per computation time
   double calibration_s_ = 0;
+  // CPU accounting (docs/cpu-accounting.md) of ranks 0 and 1, the ranks that compute:
+  // MPI's own round trips (comm_alone) and the computation alone of the point, to which
+  // each implementation adds its round trips with computation (overlapped).
+  mpi::Communicator pair_;
+  PhaseAccounting cpu_;
+  double in_comp_ = 0;  // time inside compute() since the run began
 };
 
 std::optional<std::string> P2pRun::calibrate(double target) {
@@ -214,16 +231,26 @@ std::string P2pRun::data_check(P2pImpl impl, const PageBuffer& buf, int count) {
 
 // `runs` runs of `body` from the sync barrier; per run max end - min start of ranks 0 and
 // 1 in global time (rank 0), runs in which a rank left the barrier late discarded.
-Spans P2pRun::timed(int runs, const std::function<void()>& body) {
+Spans P2pRun::timed(int runs, const std::function<void()>& body, PhaseAccounting* acc,
+                    PhaseAccounting::Phase phase) {
   std::vector<Stamp> mine;
+  Spans out;
+  std::vector<bool> was_late;
   for (int i = 0; i < runs; ++i) {
     Stamp s;
+    if (acc) acc->mark();
     s.late = clock_.barrier();
+    in_comp_ = 0;
     s.start = clock_.now();
     body();
     s.end = clock_.now();
+    if (acc) acc->mark(phase);
     mine.push_back(s);
+    was_late.push_back(s.late);
+    out.own_s.push_back(s.end - s.start);
+    out.comp_s.push_back(in_comp_);
   }
+  out.kept = kept_on_every_rank(clock_.comm(), was_late);
   clock_.resync();  // stamps interpolated between syncs
   std::vector<double> flat;
   for (const Stamp& s : mine)
@@ -233,7 +260,6 @@ Spans P2pRun::timed(int runs, const std::function<void()>& body) {
   std::vector<double> all(clock_.rank() == 0 ? flat.size() * clock_.size() : 0);
   MPI_Gather(flat.data(), static_cast<int>(flat.size()), MPI_DOUBLE, all.data(),
              static_cast<int>(flat.size()), MPI_DOUBLE, 0, clock_.comm());
-  Spans out;
   if (clock_.rank() != 0) return out;
   for (int i = 0; i < runs; ++i) {
     double start = 1e300, end = -1e300;
@@ -254,19 +280,23 @@ Spans P2pRun::timed(int runs, const std::function<void()>& body) {
   return out;
 }
 
-// Both computation periods alone, the slower of ranks 0 and 1 (rank 0's value).
-double P2pRun::comp_alone() {
+// Both computation periods alone, the slower of ranks 0 and 1 (rank 0's value); each
+// run's own time in `own` and, its barrier included, a comp_alone window of cpu_.
+double P2pRun::comp_alone(std::vector<double>& own) {
   std::vector<double> times;
   for (int i = 0; i < config_.calibration_runs; ++i) {
+    cpu_.mark();
     clock_.barrier();
     double t = clock_.rank() <= 1 ? work_.run() + work_.run() : 0.0;
+    cpu_.mark(PhaseAccounting::comp_alone);
+    own.push_back(t);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock_.comm());
     times.push_back(t);
   }
   return measure::median(times);
 }
 
-P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
+P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count, double own_comp_ref) {
   P2pPoint p;
   p.impl = impl;
   p.invalid_reason = data_check(impl, buf, count);
@@ -274,9 +304,19 @@ P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
   for (int i = 0; i < config_.warmup; ++i) round_trip(impl, buf, count, true);
   calls_ = {};
   const Spans bare = timed(config_.iterations, [&] { round_trip(impl, buf, count, false); });
-  const Spans with = timed(config_.iterations, [&] { round_trip(impl, buf, count, true); });
+  PhaseAccounting acc = cpu_;  // the point's comm_alone and comp_alone, this one's overlapped
+  const Spans with = timed(
+      config_.iterations, [&] { round_trip(impl, buf, count, true); }, &acc);
   long mine[2] = {calls_.blocking, calls_.deferred}, sum[2] = {0, 0};
   MPI_Reduce(mine, sum, 2, MPI_LONG, MPI_SUM, 0, clock_.comm());
+  if (pair_.native_handle() != MPI_COMM_NULL) {
+    std::vector<measure::PhaseTimes> times;
+    for (std::size_t i = 0; i < with.kept.size(); ++i)
+      times.push_back({own_comp_ref, with.comp_s[i], with.own_s[i]});
+    acc.keep_only(PhaseAccounting::overlapped, with.kept);
+    gather_cpu(pair_.native_handle(), acc, {}, measure::mean_phase_times(times, with.kept), p.cpu,
+               p.decomposition, p.null_reasons);
+  }
   if (clock_.rank() != 0) return p;
   if (intercepted_ && impl == P2pImpl::blocking) {
     p.blocking_calls = sum[0];
@@ -286,7 +326,10 @@ P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count) {
   p.discarded = with.discarded;
   p.discarded_pingpong = bare.discarded;
   p.invalid_reason = p2p_discard_reason(config_.iterations, with.spans.empty(), bare.spans.empty());
-  if (!p.invalid_reason.empty()) return p;
+  if (!p.invalid_reason.empty()) {
+    drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
+    return p;
+  }
   p.valid = true;
   p.t_iter = measure::spread(with.spans);
   p.t_pingpong_s = measure::median(bare.spans);
@@ -310,17 +353,24 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
   if (why.empty()) {
     const int count = static_cast<int>(key.msg_bytes);
     round_trip(P2pImpl::nonblocking, buf, count, false);  // connections, registration
-    const Spans comm =
-        timed(config_.iterations, [&] { round_trip(P2pImpl::nonblocking, buf, count, false); });
+    cpu_.reset();
+    cpu_.add_computation_threads(work_.thread_ids());
+    const Spans comm = timed(
+        config_.iterations, [&] { round_trip(P2pImpl::nonblocking, buf, count, false); }, &cpu_,
+        PhaseAccounting::comm_alone);
+    cpu_.keep_only(PhaseAccounting::comm_alone, comm.kept);
     if (!comm.spans.empty()) t_comm = measure::median(comm.spans);
     comm_discarded = comm.discarded;
-    t_comp = comp_alone();
-    for (P2pImpl impl : config_.impls) points.push_back(measure_impl(impl, buf, count));
+    std::vector<double> own;
+    t_comp = comp_alone(own);
+    const double own_ref = measure::mean(own);
+    for (P2pImpl impl : config_.impls) points.push_back(measure_impl(impl, buf, count, own_ref));
   } else {
     for (P2pImpl impl : config_.impls) {
       P2pPoint p;
       p.impl = impl;
       p.invalid_reason = why;
+      drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
       points.push_back(p);
     }
   }

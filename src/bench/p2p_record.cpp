@@ -83,6 +83,18 @@ const Schema<P2pPoint>& p2p_point_schema() {
                "t_iter(blocking) / t_iter of this point, same (size, computation), same run; "
                "null under overlap-run (the plain blocking code runs in the plain run)")
           .add("ratio_to_optimal", &P::ratio_to_optimal, Unit::ratio, "t_iter / optimal_s")
+          .section("cpu", &P::cpu, cpu_accounting_schema(),
+                   std::string(kCpuSectionDoc) +
+                       "; ranks 0 and 1 (the others do not compute), each run's barrier "
+                       "included: comm_alone MPI's own round trips, comp_alone both computation "
+                       "periods alone, overlapped this implementation's round trips with "
+                       "computation",
+                   true)
+          .section("decomposition", &P::decomposition, cpu_shares_schema(),
+                   std::string(kDecompositionSectionDoc) +
+                       "; t_comp is the time inside the two computation periods of a round "
+                       "trip, t_overlap the rank's whole round trip",
+                   true)
           .reasons(&P::null_reasons)
           .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this (size, computation)");
   return s;

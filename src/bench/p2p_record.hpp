@@ -10,6 +10,7 @@
 #include "base/enum_names.hpp"
 #include "base/record_schema.hpp"
 #include "bench/implementation.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/result_kind.hpp"
 #include "measure/statistics.hpp"
 
@@ -69,6 +70,10 @@ struct P2pPoint {
   std::optional<double> overlap_ratio;
   std::optional<double> speedup_vs_blocking;
   std::optional<double> ratio_to_optimal;
+  // Ranks 0 and 1: MPI's own round trips (comm_alone), the computation alone, this
+  // implementation's round trips with computation (overlapped); docs/cpu-accounting.md.
+  std::optional<CpuAccounting> cpu;
+  std::optional<CpuShares> decomposition;
   std::map<std::string, std::string> null_reasons;
   double elapsed_s = 0;
 
@@ -81,7 +86,8 @@ const Schema<P2pPoint>& p2p_point_schema();
 // 2: discarded_pingpong, discarded_comm, blocking_calls, deferred_calls; the overlap-run
 // comparisons null where nothing was deferred; metadata.overlap_run.
 // 3: impl nonblocking-liboverlap, config.progress, latency_s and bandwidth_Bps.
-inline constexpr int kP2pSchemaVersion = 3;
+// 4: cpu, decomposition (issue 13).
+inline constexpr int kP2pSchemaVersion = 4;
 
 inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
     "p2p",

@@ -29,7 +29,15 @@ constexpr int kFixed = 9;
 constexpr int kPerInterval = 3;
 
 struct Overlapped {
-  double call = 0, wait = 0, total = 0, in_tests = 0;
+  double call = 0, comp = 0, wait = 0, total = 0, in_tests = 0;
+};
+
+// One iteration of one rank: its fields for rank 0 and, for the CPU accounting, its late
+// flag and the times the decomposition compares (the work alone and the work-based run).
+struct Iteration {
+  std::vector<double> fields;
+  bool late = false;
+  measure::PhaseTimes times;
 };
 
 class ProgressRun : public Sweep<ProgressPoint> {
@@ -51,13 +59,15 @@ class ProgressRun : public Sweep<ProgressPoint> {
   ProgressPoint measure_one(Operation& op, long msg_bytes);
   std::optional<std::string> calibrate(double target);
   Overlapped overlapped(Operation& op, int tests, bool time_based, double t_b, long& units);
-  std::vector<double> iteration(Operation& op, long msg_bytes, double t_b);
+  Iteration iteration(Operation& op, long msg_bytes, double t_b, bool account);
+  void account_cpu(const std::vector<Iteration>& its, ProgressPoint& p);
   void reduce(const std::vector<double>& all, int n, ProgressPoint& p, long msg_bytes);
 
   GlobalClock clock_;
   compute::UnitWork work_;
   ProgressConfig config_;
   double calibration_s_ = 0;
+  PhaseAccounting cpu_;  // samples on the thread that runs the sweep
 };
 
 std::vector<ProgressPoint> ProgressRun::keys() const {
@@ -108,35 +118,61 @@ Overlapped ProgressRun::overlapped(Operation& op, int tests, bool time_based, do
   op.wait();
   const double t4 = clock_.now();
   o.call = t2 - t1;
+  o.comp = t3 - t2;
   o.wait = t4 - t3;
   o.total = t4 - t1;
   return o;
 }
 
-std::vector<double> ProgressRun::iteration(Operation& op, long msg_bytes, double t_b) {
+// With `account`, CPU counters are sampled around the bare collective, the work alone and
+// the work-based run (docs/cpu-accounting.md), outside every timed window: before a
+// phase's barrier and after its end time was taken. The time-based and test runs are not
+// accounted (mark() restarts the window before the work-based run).
+Iteration ProgressRun::iteration(Operation& op, long msg_bytes, double t_b, bool account) {
+  if (account) cpu_.mark();
   bool late = clock_.barrier();
   const double c0 = clock_.now();
   op.start();
   op.wait();
   const double c1 = clock_.now();
+  if (account) cpu_.mark(PhaseAccounting::comm_alone);
   late = clock_.barrier() || late;
   const double work_ref = work_.run();
+  if (account) cpu_.mark(PhaseAccounting::comp_alone);
   late = clock_.barrier() || late;
   const auto alone = static_cast<double>(work_.run_for(t_b));
   long units = 0;
   late = clock_.barrier() || late;
   const Overlapped tb = overlapped(op, 0, true, t_b, units);
+  if (account) cpu_.mark();
   late = clock_.barrier() || late;
   const Overlapped wb = overlapped(op, 0, false, t_b, units);
-  std::vector<double> f{
-      c0, c1, work_ref, alone, tb.call, tb.wait, static_cast<double>(units), tb.total, wb.total};
+  if (account) cpu_.mark(PhaseAccounting::overlapped);
+  Iteration it;
+  it.fields = {c0,       c1,      work_ref, alone, tb.call, tb.wait, static_cast<double>(units),
+               tb.total, wb.total};
   for (long interval : config_.test_intervals_bytes) {
     late = clock_.barrier() || late;
     const Overlapped t = overlapped(op, test_calls_for(msg_bytes, interval), false, t_b, units);
-    f.insert(f.end(), {t.total, t.wait, t.in_tests});
+    it.fields.insert(it.fields.end(), {t.total, t.wait, t.in_tests});
   }
-  f.push_back(late ? 1.0 : 0.0);
-  return f;
+  it.fields.push_back(late ? 1.0 : 0.0);
+  it.late = late;
+  it.times = {work_ref, wb.comp, wb.total};
+  return it;
+}
+
+// Collective: the accounting over the iterations reduce keeps (no rank late).
+void ProgressRun::account_cpu(const std::vector<Iteration>& its, ProgressPoint& p) {
+  std::vector<bool> late;
+  std::vector<measure::PhaseTimes> times;
+  for (const Iteration& it : its) {
+    late.push_back(it.late);
+    times.push_back(it.times);
+  }
+  const std::vector<bool> kept = kept_on_every_rank(clock_.comm(), late);
+  gather_cpu(clock_.comm(), cpu_, kept, measure::mean_phase_times(times, kept), p.cpu,
+             p.decomposition, p.null_reasons);
 }
 
 ProgressPoint ProgressRun::measure_one(Operation& op, long msg_bytes) {
@@ -151,23 +187,29 @@ ProgressPoint ProgressRun::measure_one(Operation& op, long msg_bytes) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (failed) {
     p.invalid_reason = *failed;
+    drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
     return p;
   }
   p.work_units = work_.size();
-  for (int i = 0; i < config_.warmup; ++i) iteration(op, msg_bytes, t_b);
-  std::vector<std::vector<double>> its;
-  for (int i = 0; i < config_.iterations; ++i) its.push_back(iteration(op, msg_bytes, t_b));
+  for (int i = 0; i < config_.warmup; ++i) iteration(op, msg_bytes, t_b, false);
+  cpu_.reset();
+  cpu_.add_computation_threads(work_.thread_ids());
+  std::vector<Iteration> its;
+  for (int i = 0; i < config_.iterations; ++i) its.push_back(iteration(op, msg_bytes, t_b, true));
   clock_.resync();  // the collective's stamps are interpolated between syncs
   std::vector<double> mine;
-  for (std::vector<double>& f : its) {
-    f[0] = clock_.to_global(f[0]);
-    f[1] = clock_.to_global(f[1]);
-    mine.insert(mine.end(), f.begin(), f.end());
+  for (Iteration& it : its) {
+    it.fields[0] = clock_.to_global(it.fields[0]);
+    it.fields[1] = clock_.to_global(it.fields[1]);
+    mine.insert(mine.end(), it.fields.begin(), it.fields.end());
   }
   std::vector<double> all(clock_.rank() == 0 ? mine.size() * clock_.size() : 0);
   MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
              static_cast<int>(mine.size()), MPI_DOUBLE, 0, clock_.comm());
   if (clock_.rank() == 0) reduce(all, config_.iterations, p, msg_bytes);
+  account_cpu(its, p);
+  if (!p.valid && clock_.rank() == 0)
+    drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
   return p;
 }
 
@@ -255,7 +297,10 @@ std::vector<ProgressPoint> ProgressRun::measure(const ProgressPoint& key) {
     p.requested_bytes = key.requested_bytes;
     p.element_bytes = element;
     p.msg_bytes = elements * element;
-    if (!why.empty()) p.invalid_reason = why;
+    if (!why.empty()) {
+      p.invalid_reason = why;
+      drop_cpu(p.cpu, p.decomposition, p.null_reasons, "the point is invalid");
+    }
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     points.push_back(p);
   }

@@ -78,6 +78,16 @@ const Schema<ProgressPoint>& progress_point_schema() {
                "overhead_work - overhead_time: the cost the time-based form does not show")
           .section("tests", &P::tests, progress_tests_schema(),
                    "one progression run per test interval (config order)")
+          .section("cpu", &P::cpu, cpu_accounting_schema(),
+                   std::string(kCpuSectionDoc) +
+                       "; phases: comm_alone the bare collective, comp_alone the work alone, "
+                       "overlapped the work-based run (Icoll + work + Wait)",
+                   true)
+          .section("decomposition", &P::decomposition, cpu_shares_schema(),
+                   std::string(kDecompositionSectionDoc) +
+                       "; of the work-based run against the work alone",
+                   true)
+          .reasons(&P::null_reasons)
           .add("calibration_s", &P::calibration_s, Unit::seconds, "wall time calibrating")
           .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this (op, size)");
   return s;

@@ -3,12 +3,14 @@
 // a nested list, each with the schema that names its fields.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/record_schema.hpp"
 #include "bench/collective.hpp"
+#include "bench/cpu_record.hpp"
 #include "bench/implementation.hpp"
 #include "bench/result_kind.hpp"
 #include "measure/statistics.hpp"
@@ -59,6 +61,9 @@ struct ProgressPoint {
   std::optional<measure::Spread> overhead_work;  // work-based: (t4 - t1) - t_work_ref
   std::optional<double> hidden_s;                // median overhead_work - median overhead_time
   std::vector<ProgressTests> tests;
+  std::optional<CpuAccounting> cpu;        // docs/cpu-accounting.md
+  std::optional<CpuShares> decomposition;  // of the work-based run's slowdown
+  std::map<std::string, std::string> null_reasons;
   double calibration_s = 0;
   double elapsed_s = 0;
 
@@ -68,7 +73,8 @@ struct ProgressPoint {
 };
 const Schema<ProgressPoint>& progress_point_schema();
 
-inline constexpr int kProgressSchemaVersion = 1;
+// 2: cpu, decomposition, null_reasons (issue 13)
+inline constexpr int kProgressSchemaVersion = 2;
 
 inline const ResultKind<ProgressConfig, ProgressPoint> kProgressResult{
     "progress",

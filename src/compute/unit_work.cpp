@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,11 +39,13 @@ UnitWork::UnitWork(std::vector<std::vector<int>> thread_pus) : pus_(std::move(th
   if (pus_.empty()) throw std::invalid_argument("UnitWork: threads must be >= 1");
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   thread_s_.assign(pus_.size(), 0.0);
+  tids_.assign(pus_.size(), 0);
   matrices_.resize(pus_.size());
 #pragma omp parallel num_threads(threads())
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     ThreadBinding bound(pus_[id]);
+    tids_[id] = static_cast<int>(::gettid());
     matrices_[id] = std::make_unique<Matrices>();
   }
 }
@@ -77,6 +80,7 @@ double UnitWork::run_in_pieces(int pieces, const std::function<void()>& between,
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     ThreadBinding bound(pus_[id]);
+    tids_[id] = static_cast<int>(::gettid());
     Matrices& m = *matrices_[id];
     const auto start = Clock::now();
     for (long k = 0; k < parts; ++k) {
@@ -98,6 +102,7 @@ long UnitWork::run_for(double seconds) {
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     ThreadBinding bound(pus_[id]);
+    tids_[id] = static_cast<int>(::gettid());
     Matrices& m = *matrices_[id];
     const auto start = Clock::now();
     while (seconds_since(start) < seconds) {

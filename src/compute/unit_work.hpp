@@ -32,6 +32,8 @@ class UnitWork : public Workload {
   // Time-based: every thread computes units until `seconds` have passed on its clock.
   // Returns the units all threads did together.
   long run_for(double seconds);
+  // The computation threads' TIDs as of the last run (CPU accounting attributes by them).
+  std::vector<int> thread_ids() const override { return tids_; }
 
  private:
   struct Matrices;
@@ -39,6 +41,7 @@ class UnitWork : public Workload {
   long units_ = 0;
   std::vector<std::unique_ptr<Matrices>> matrices_;
   std::vector<double> thread_s_;
+  std::vector<int> tids_;
 };
 
 }  // namespace overlap::compute

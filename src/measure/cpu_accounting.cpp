@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace overlap::measure {
@@ -101,6 +102,23 @@ CpuUsage usage_between(const CpuSample& before, const CpuSample& after) {
   u.process_system_s = after.process_system_s - before.process_system_s;
   u.wall_s = after.wall_s - before.wall_s;
   return u;
+}
+
+PhaseTimes mean_phase_times(const std::vector<PhaseTimes>& its, const std::vector<bool>& kept) {
+  if (!kept.empty() && kept.size() != its.size())
+    throw std::invalid_argument("mean_phase_times: " + std::to_string(kept.size()) + " flags for " +
+                                std::to_string(its.size()) + " iterations");
+  PhaseTimes sum;
+  int n = 0;
+  for (std::size_t i = 0; i < its.size(); ++i) {
+    if (!kept.empty() && !kept[i]) continue;
+    sum.t_comp_ref += its[i].t_comp_ref;
+    sum.t_comp += its[i].t_comp;
+    sum.overlap_s += its[i].overlap_s;
+    ++n;
+  }
+  if (n == 0) return {};
+  return {sum.t_comp_ref / n, sum.t_comp / n, sum.overlap_s / n};
 }
 
 SlowdownShares decompose(const CpuUsage& alone, const CpuUsage& overlapped, const PhaseTimes& t) {

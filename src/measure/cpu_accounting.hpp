@@ -92,6 +92,11 @@ struct PhaseTimes {
   double t_comp = 0;      // computation while the collective is in flight (t3 - t2)
   double overlap_s = 0;   // t4 - t1
 };
+// The means over the iterations i with kept[i] (every one when `kept` is empty); zeros
+// when none is kept. Throws std::invalid_argument when `kept` is neither empty nor one
+// flag per iteration.
+PhaseTimes mean_phase_times(const std::vector<PhaseTimes>& iterations,
+                            const std::vector<bool>& kept = {});
 // Throws std::invalid_argument when a window's wall_s is not positive (no rate).
 SlowdownShares decompose(const CpuUsage& comp_alone, const CpuUsage& overlapped,
                          const PhaseTimes& times);

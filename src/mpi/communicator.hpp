@@ -19,6 +19,17 @@ class Communicator {
     MPI_Comm_size(c.comm_, &c.size_);
     return c;
   }
+  // MPI_Comm_split of `parent` (collective over parent); a null handle where `color` is
+  // MPI_UNDEFINED.
+  static Communicator split(MPI_Comm parent, int color, int key) {
+    Communicator c;
+    MPI_Comm_split(parent, color, key, &c.comm_);
+    if (c.comm_ != MPI_COMM_NULL) {
+      MPI_Comm_rank(c.comm_, &c.rank_);
+      MPI_Comm_size(c.comm_, &c.size_);
+    }
+    return c;
+  }
   Communicator(Communicator&& other) noexcept { swap(other); }
   Communicator& operator=(Communicator&& other) noexcept {
     Communicator(std::move(other)).swap(*this);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "measure/cpu_sampler.hpp"
 
@@ -209,6 +210,22 @@ TEST(CpuAccounting, ConstantRateBackgroundCancels) {
   EXPECT_NEAR(r.other, 0.5 * (0.8 - 0.5) * 0.0205 / 0.010, 1e-12);
   EXPECT_NEAR(r.other, 0.3075, 1e-12);
   EXPECT_NEAR(*r.remainder, -0.3075, 1e-12);
+}
+
+TEST(CpuAccounting, PhaseTimesAreMeansOverTheKeptIterationsOnly) {
+  // The discarded iteration is far off: including it (or dividing by all three) moves
+  // every mean.
+  const std::vector<PhaseTimes> its{{0.010, 0.012, 0.014}, {1.0, 1.0, 1.0}, {0.012, 0.016, 0.018}};
+  const PhaseTimes m = mean_phase_times(its, {true, false, true});
+  EXPECT_NEAR(m.t_comp_ref, 0.011, 1e-12);
+  EXPECT_NEAR(m.t_comp, 0.014, 1e-12);
+  EXPECT_NEAR(m.overlap_s, 0.016, 1e-12);
+  const PhaseTimes all = mean_phase_times(its);
+  EXPECT_NEAR(all.t_comp_ref, 1.022 / 3, 1e-12);
+  const PhaseTimes none = mean_phase_times(its, {false, false, false});
+  EXPECT_EQ(none.t_comp_ref, 0.0);
+  EXPECT_EQ(none.overlap_s, 0.0);
+  EXPECT_THROW(mean_phase_times(its, {true, false}), std::invalid_argument);
 }
 
 TEST(CpuAccounting, DecompositionNeedsWindowLengths) {

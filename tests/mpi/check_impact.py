@@ -2,7 +2,9 @@
 """Runs `overlap-bench impact` under mpiexec and checks the JSON it writes
 (docs/result-format.md): one point per computation time; a valid point has one entry per rank
 with positive reference and passive-MPI times, r_mpi_impact = passive / reference, and the
-point's max and median over ranks. An invalid point has a reason, no ranks and null ratios.
+point's max and median over ranks, and CPU accounting before MPI_Init (comp_alone) and with
+MPI idle (overlapped), no comm_alone, with a decomposition that adds up (mpitest.check_cpu).
+An invalid point has a reason, no ranks, null ratios and no CPU accounting.
 
 At least one point must be valid: a run without any is retried once, visibly, because a loaded
 machine can make the per-rank calibrations miss their tolerance. Never asserts timings.
@@ -12,8 +14,9 @@ import json
 import os
 import statistics
 
-from mpitest import (argument_parser, check_result_header, close, fail, is_num, launcher,
-                     main_frame, mpi_env, run)
+from mpitest import (CPU_PHASES, argument_parser, check_cpu, check_invalid_cpu,
+                     check_result_header, close, fail, is_num, launcher, main_frame, mpi_env,
+                     run)
 
 COMP_TIMES = ["2ms", "8ms"]
 COMP_TIMES_S = [0.002, 0.008]
@@ -56,6 +59,7 @@ def check(doc, args):
                 fail(f"{where}: invalid, yet its ratios are not null")
             if p.get("ranks"):
                 fail(f"{where}: invalid, yet it has ranks")
+            check_invalid_cpu(p, where)
             continue
         valid += 1
         if p.get("invalid_reason") != "":
@@ -79,6 +83,12 @@ def check(doc, args):
         if not (is_num(p.get("r_mpi_impact_max")) and close(p["r_mpi_impact_max"], max(impacts))):
             fail(f"{where}: r_mpi_impact_max {p.get('r_mpi_impact_max')!r}, "
                  f"max over ranks {max(impacts)!r}")
+        # Before MPI_Init and with MPI idle; no communication phase. No liboverlap here.
+        check_cpu(p, where, phases=("comp_alone", "overlapped"), no_progress_in=CPU_PHASES)
+        d = p["decomposition"]
+        if not close(d["t_overlap_s"], d["t_comp_s"]):
+            fail(f"{where}: t_overlap_s {d['t_overlap_s']} != t_comp_s {d['t_comp_s']}: with "
+                 "MPI idle the whole run is computation")
         median = statistics.median(impacts)
         if not (is_num(p.get("r_mpi_impact_median"))
                 and close(p["r_mpi_impact_median"], median)):

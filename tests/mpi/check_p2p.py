@@ -10,7 +10,8 @@ What overlap-run really did (issue 11 review): metadata.overlap_run holds its se
 (null in the plain and --off runs); each overlap-run point counts 4 blocking calls per
 round trip and how many were deferred: all of them at sizes from its --min-size (4KiB)
 up, none at 1KiB, where overlap_ratio and ratio_to_optimal are null with a reason naming
-the --min-size. Discards per set stay within the iterations, and a null t_comm_s comes
+the --min-size. Valid points carry the CPU accounting of ranks 0 and 1 with a
+decomposition that adds up (mpitest.check_cpu). Discards per set stay within the iterations, and a null t_comm_s comes
 with the reasons of everything it feeds. --resume refuses, in one line and exit 2, a
 plain run continuing an intercepted file, the reverse, and another --min-size; the same
 settings continue it.
@@ -24,8 +25,8 @@ Never asserts timings. Exit codes: 0 pass, 1 fail.
 import json
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, launcher, main_frame,
-                     mpi_env, run)
+from mpitest import (CPU_PHASES, argument_parser, check_cpu, check_invalid_cpu,
+                     check_result_header, close, fail, launcher, main_frame, mpi_env, run)
 
 SIZES = [1024, 64 * 1024, 256 * 1024]
 MIN_SIZE = 4096  # overlap-run --min-size 4KiB: 1KiB is below it
@@ -33,7 +34,7 @@ COMP = 0.001
 ITERATIONS = 3
 
 
-def check_point(p, blocking, intercepted):
+def check_point(p, blocking, intercepted, preloaded):
     where = f"point {p['impl']} {p['msg_bytes']}"
     if p["intercepted"] != intercepted:
         fail(f"{where}: intercepted {p['intercepted']}, expected {intercepted}")
@@ -42,7 +43,14 @@ def check_point(p, blocking, intercepted):
             fail(f"{where}: invalid needs a reason and no numbers")
         if "data check" in p["invalid_reason"]:
             fail(f"{where}: {p['invalid_reason']}")
+        check_invalid_cpu(p, where)
         return False
+    # Ranks 0 and 1; MPI's round trips (comm_alone) may all have been discarded. No
+    # liboverlap thread runs unless overlap-run (`preloaded`) started one.
+    phases = CPU_PHASES if p["discarded_comm"] < ITERATIONS else CPU_PHASES[1:]
+    check_cpu(p, where, phases=phases, no_progress_in=() if preloaded else CPU_PHASES)
+    if len(p["cpu"]["ranks"]) != 2:
+        fail(f"{where}: cpu for {len(p['cpu']['ranks'])} ranks, expected ranks 0 and 1")
     if p["iterations"] + p["discarded"] != ITERATIONS:
         fail(f"{where}: {p['iterations']} kept + {p['discarded']} discarded, asked {ITERATIONS}")
     if not (0 <= p["discarded_pingpong"] < ITERATIONS and 0 <= p["discarded_comm"] <= ITERATIONS):
@@ -158,7 +166,7 @@ def attempt(args, env, tmp, intercepted, off=False):
         fail(f"points {sorted(keys)}, expected {sorted(want)}")
     blocking = {q["msg_bytes"]: q["t_iter_s"] for q in doc["points"]
                 if q["impl"] == "blocking" and q["valid"]}
-    valid = sum(check_point(q, blocking, intercepted) for q in doc["points"])
+    valid = sum(check_point(q, blocking, intercepted, intercepted or off) for q in doc["points"])
     print(f"{'overlap-run --off' if off else 'overlap-run' if intercepted else 'plain'}: "
           f"{len(doc['points'])} points, {valid} valid")
     return valid

@@ -3,7 +3,8 @@
 (docs/result-format.md): every field the embedded schema names, of its kind; per point
 kept + discarded iterations = those asked for; one progression run per test interval with
 test_calls = ceil(msg_bytes / interval) + 1; the derived numbers recomputed from the stored
-ones (hidden_s, wait_fraction); every spread ordered. At least one point must be valid: a
+ones (hidden_s, wait_fraction); every spread ordered; the CPU accounting of the three
+accounted phases and its decomposition consistent (mpitest.check_cpu). At least one point must be valid: a
 run without any is retried once, visibly (a loaded machine can spoil a calibration).
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
@@ -11,8 +12,8 @@ import json
 import math
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, launcher, main_frame,
-                     mpi_env, run)
+from mpitest import (CPU_PHASES, argument_parser, check_cpu, check_invalid_cpu,
+                     check_result_header, close, fail, launcher, main_frame, mpi_env, run)
 
 SIZES = [64 * 1024, 256 * 1024]
 INTERVALS = [16 * 1024, 64 * 1024]
@@ -35,7 +36,10 @@ def check_point(p):
     if not p["valid"]:
         if not p["invalid_reason"] or p["tests"] or p["t_blocking_s"] is not None:
             fail(f"{where}: invalid needs a reason and no numbers")
+        check_invalid_cpu(p, where)
         return False
+    # --progress caller: no liboverlap thread exists, in any phase.
+    check_cpu(p, where, no_progress_in=CPU_PHASES)
     for name in SPREADS:
         ordered(p, name, where)
     if not (p["t_blocking_s"] > 0 and p["t_work_ref_s"] > 0 and p["work_units"] >= 1):

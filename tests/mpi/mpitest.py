@@ -4,6 +4,7 @@ its ranks down too), and the main() frame that keeps files of a failed run for i
 import argparse
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,8 +30,8 @@ def close(a, b, rel=1e-9):
 
 
 # The schema version each benchmark writes (docs/result-format.md).
-SCHEMA_VERSIONS = {"sync": 2, "nbc": 5, "impact": 2, "latency": 2, "coll": 1, "progress": 1,
-                   "part": 2, "p2p": 3}
+SCHEMA_VERSIONS = {"sync": 2, "nbc": 5, "impact": 3, "latency": 2, "coll": 1, "progress": 2,
+                   "part": 2, "p2p": 4}
 
 KINDS = {
     "number": lambda v: is_num(v),
@@ -88,6 +89,94 @@ def check_schema(doc):
     check_fields(doc["timing"], schema["timing"], "timing")
     for i, p in enumerate(doc["points"]):
         check_fields(p, schema["points"], f"point {i}")
+
+
+CPU_PHASES = ("comm_alone", "comp_alone", "overlapped")
+
+
+def check_cpu(p, where, phases=CPU_PHASES, no_progress_in=()):
+    """CPU accounting (docs/cpu-accounting.md), any benchmark with a computation phase: on
+    Linux a valid point has it for every rank with its mask and window lengths, the
+    `phases` measured and the others null with a reason, and the decomposition adds up:
+    remainder = lost - engine - transport - other, floor = 1 + transport, each share
+    recomputed from the decomposed rank's phases, the kernel share worded as what it is.
+    `no_progress_in`: the phases in which no liboverlap progress thread worked, so none may
+    have used CPU."""
+    cpu, d = p["cpu"], p["decomposition"]
+    reasons = p.get("null_reasons") or {}
+    if cpu is None or d is None:
+        fail(f"{where}: cpu {cpu!r} / decomposition {d!r} null on Linux ({reasons})")
+    ranks = sorted(r["rank"] for r in cpu["ranks"])
+    if ranks != list(range(len(ranks))) or not ranks:
+        fail(f"{where}: cpu ranks {ranks}")
+    for r in cpu["ranks"]:
+        for phase in CPU_PHASES:
+            ph = r[phase]
+            if phase not in phases:
+                if ph is not None or not reasons.get(f"cpu.{phase}"):
+                    fail(f"{where}: rank {r['rank']} {phase}: {ph!r}, expected null with a "
+                         f"reason ({reasons})")
+                continue
+            if not ph["computation_s"] > 0:
+                fail(f"{where}: rank {r['rank']} {phase}: computation_s {ph['computation_s']}")
+            if abs(ph["progress_user_s"] + ph["progress_system_s"] - ph["progress_s"]) > 1e-9:
+                fail(f"{where}: rank {r['rank']} {phase}: progress user + system != total")
+            if not ph["wall_s"] > 0:
+                fail(f"{where}: rank {r['rank']} {phase}: wall_s {ph['wall_s']}")
+            if phase in no_progress_in and ph["progress_s"] != 0:
+                fail(f"{where}: rank {r['rank']} {phase}: no progress thread worked, yet "
+                     f"progress_s {ph['progress_s']}")
+        if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", r["cpus"]):
+            fail(f"{where}: rank {r['rank']}: cpus {r['cpus']!r} is not a CPU list")
+    if d["transport"] is not None:
+        rest = d["lost"] - d["engine"] - d["transport"] - d["other"]
+        if not close(d["remainder"], rest) or not close(d["floor_slowdown"], 1 + d["transport"]):
+            fail(f"{where}: decomposition does not add up: {d}")
+    elif not reasons.get("decomposition.transport") or d["remainder"] is not None:
+        fail(f"{where}: transport null without a reason, or a remainder without it: {d}")
+    check_shares_recomputed(d, cpu["ranks"][d["rank"]], where)
+    if not d["text"].startswith("computation slowed ") or \
+            f"(rank {d['rank']}, mean of the kept iterations)" not in d["text"]:
+        fail(f"{where}: decomposition text {d['text']!r}")
+    if d["transport"] is not None:
+        said_shared = "(CPUs shared: includes other processes' kernel time)" in d["text"]
+        if "kernel time on this rank's CPUs" not in d["text"] or \
+                said_shared != d["kernel_cpus_shared"]:
+            fail(f"{where}: kernel share's wording {d['text']!r}, shared "
+                 f"{d['kernel_cpus_shared']}")
+
+
+def check_shares_recomputed(d, r, where):
+    """The shares from the decomposed rank's recorded phases (docs/cpu-accounting.md):
+    what the comp_alone window's rate would have used over the overlapped window is the
+    background, so a share compares rates; an implementation subtracting amounts fails
+    wherever the two windows differ in length."""
+    al, ov = r["comp_alone"], r["overlapped"]
+    f = min(1.0, d["t_comp_s"] / d["t_overlap_s"]) if d["t_overlap_s"] > 0 else 1.0
+    stretch = ov["wall_s"] / al["wall_s"]
+
+    def share(o, a):
+        return f * (o - a * stretch) / d["t_comp_ref_s"]
+
+    want = {"lost": (d["t_comp_s"] - d["t_comp_ref_s"]) / d["t_comp_ref_s"],
+            "engine": share(ov["progress_user_s"], al["progress_user_s"]),
+            "other": share(ov["other_threads_s"], al["other_threads_s"])}
+    if d["transport"] is not None:
+        want["transport"] = share(ov["kernel_outside_process_s"] + ov["progress_system_s"],
+                                  al["kernel_outside_process_s"] + al["progress_system_s"])
+    for key, value in want.items():
+        if not close(d[key], value, rel=1e-6) and abs(d[key] - value) > 1e-9:
+            fail(f"{where}: decomposition {key} {d[key]!r}, recomputed from rank "
+                 f"{d['rank']}'s phases {value!r}")
+
+
+def check_invalid_cpu(p, where):
+    """An invalid point carries no CPU accounting: both sections null, each with a reason."""
+    reasons = p.get("null_reasons") or {}
+    if p["cpu"] is not None or p["decomposition"] is not None or \
+            not reasons.get("cpu") or not reasons.get("decomposition"):
+        fail(f"{where}: invalid, yet cpu/decomposition {p['cpu']!r} / {p['decomposition']!r} "
+             f"(reasons {reasons})")
 
 
 def flat_fields(doc):

@@ -44,6 +44,10 @@ SCHEMA3_KERNEL = "kernel network processing on this core"
 # nonblocking-liboverlap: the plain run with those taken out) that must still render.
 P2P_PLAIN, P2P_RUN, P2P_V2 = (HERE / n for n in ("p2p_v3.json", "p2p_run_v3.json",
                                                  "p2p_v2.json"))
+# progress 2, impact 3 and p2p 3 carry the same accounting of their own computation phases
+# (docs/cpu-accounting.md#per-benchmark): real 2-rank runs, a few points each.
+KIND_CPU = {k: HERE / f"{k}_cpu_v{v}.json" for k, v in (("progress", 2), ("impact", 3),
+                                                         ("p2p", 3))}
 
 # The documented size rule at 100 dpi: a heatmap panel is 450 x 420 px plus 100 px for
 # the colour bar; concurrency = one row of two (panel + bar) per run; impact = 150 px +
@@ -381,6 +385,41 @@ def check_decomposition(ck, report, env, tmp):
              "a file without decompositions gets no decomposition figures")
 
 
+def check_kind_decompositions(ck, report, env, tmp):
+    """progress, impact and p2p files whose points carry a decomposition: one stacked-bar
+    figure per kind, a bar per point of every file, at the decomposition rule's size, and
+    a summary table quoting each point's sentence (or why it has none); the older files
+    of those kinds (no decomposition) still render, without such a figure or table."""
+    out = tmp / "kind-cpu"
+    p = run_report(report, list(KIND_CPU.values()) + ["-o", out], env)
+    ck.check(p.returncode == 0, f"kinds with cpu: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    manifest, _ = load_manifest(ck, out)
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    for kind, fixture in KIND_CPU.items():
+        points = json.loads(fixture.read_text(encoding="utf-8"))["points"]
+        name = f"decomposition_{kind}.png"
+        check_png(ck, out / name, decomposition_px(len(points)), manifest, min_ink=0.02)
+        check_svg(ck, out / name.replace(".png", ".svg"), manifest)
+        ds = [q["decomposition"] for q in points if q.get("decomposition")]
+        ck.check(ds and all(f"| {d['text']} |" in md for d in ds),
+                 f"{fixture.name}: the summary quotes the {len(ds)} decomposition sentence(s)")
+        missing = [q for q in points if not q.get("decomposition")]
+        ck.check(all(f"not measured: {(q.get('null_reasons') or {}).get('decomposition')}" in md
+                     for q in missing),
+                 f"{fixture.name}: the {len(missing)} point(s) without one say why")
+    ck.check(md.count("where the slowdown goes (") == len(KIND_CPU),
+             "summary.md has one decomposition table per file")
+    images = {i["file"]: i for i in json.loads((out / "manifest.json").read_text())["images"]}
+    ck.check(all(images.get(f"decomposition_{k}.png", {}).get("kind") == "decomposition"
+                 for k in KIND_CPU), "manifest.json lists them as kind decomposition")
+    old = tmp / "kind-nocpu"
+    p = run_report(report, [V2["progress"], V2["impact"], "-o", old], env)
+    text = (old / "summary.md").read_text(encoding="utf-8") if p.returncode == 0 else ""
+    ck.check(p.returncode == 0 and not list(old.glob("decomposition_*"))
+             and "where the slowdown goes" not in text,
+             "progress 1 and impact 2 files still render, with no decomposition figure or table")
+
+
 def check_single_and_titles(ck, report, env, tmp):
     """One nbc file: one panel, no impact figure. Then two runs with the same label."""
     out = tmp / "single"
@@ -547,6 +586,7 @@ def main():
             check_full(ck, args.report, env, tmp)
             check_every_kind(ck, args.report, env, tmp)
             check_decomposition(ck, args.report, env, tmp)
+            check_kind_decompositions(ck, args.report, env, tmp)
             check_single_and_titles(ck, args.report, env, tmp)
             check_errors(ck, args.report, env, tmp)
             check_overlap_run(ck, args.report, env, tmp)
