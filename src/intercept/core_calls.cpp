@@ -15,6 +15,7 @@
 #include "intercept/core_runtime.hpp"
 #include "intercept/deferral.hpp"
 #include "intercept/fault_handler.hpp"
+#include "intercept/fence_calls.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
 
@@ -535,6 +536,7 @@ ovx_core make_table() {
   t.MPI_Finalize = core_finalize;
   t.init = core_init;
   t.fence = core_fence;
+  add_fences(t);
   t.poll = core_poll;
   t.settle = core_settle;
   t.settle_free = core_settle_free;
