@@ -16,6 +16,7 @@
 #include "intercept/deferral.hpp"
 #include "intercept/fault_handler.hpp"
 #include "intercept/partitioned_routes.hpp"
+#include "intercept/fence_calls.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
 
@@ -536,6 +537,7 @@ ovx_core make_table() {
   t.MPI_Finalize = core_finalize;
   t.init = core_init;
   t.fence = core_fence;
+  add_fences(t);
   t.poll = core_poll;
   t.settle = core_settle;
   t.settle_free = core_settle_free;

@@ -154,6 +154,14 @@ void settle_all() {
   rt.table.for_each_active([](Slot& s, std::uint32_t token) { wait_slot(s, token); });
 }
 
+void settle_own() {
+  Runtime& rt = runtime();
+  const void* me = rt.shim->thread_state();
+  rt.table.for_each_active([me](Slot& s, std::uint32_t token) {
+    if (s.owner.load(std::memory_order_relaxed) == me) wait_slot(s, token);
+  });
+}
+
 bool protect(std::uintptr_t lo, std::uintptr_t hi, bool no_access) {
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> lock(rt.protect_mutex);

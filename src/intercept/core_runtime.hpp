@@ -75,6 +75,8 @@ void wait_slot(Slot& s, std::uint32_t token);
 // Completes the transfers an access to [lo, hi) conflicts with (see TransferTable).
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write);
 void settle_all();
+// Completes the transfers the calling thread deferred.
+void settle_own();
 // Folds finished transfers into the statistics and frees their slots.
 void reap();
 

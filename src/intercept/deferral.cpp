@@ -65,6 +65,7 @@ Slot* reserve_slot(Call call) {
   if (s == nullptr) return nullptr;
   s->call = call;
   s->site = current_site();
+  s->owner.store(rt.shim->thread_state(), std::memory_order_relaxed);
   std::uint32_t token = rt.next_token.fetch_add(1);
   if (token == 0) token = rt.next_token.fetch_add(1);
   s->token.store(token);

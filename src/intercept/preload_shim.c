@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "intercept/mpi_footprints.h"
 #include "intercept/shim_api.h"
 
 #define OVX_EXPORT __attribute__((visibility("default")))
@@ -249,11 +250,15 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
-#define BEFORE_CORE(c) (void)0
-#define BEFORE_POLL(c) \
+/* What runs before MPI's own function, by the entry's kind (mpi_functions.def). A fence
+ * waits only for what the call can observe: the calling thread's deferred transfers and
+ * those conflicting with the call's buffers (mpi_footprints.h, one entry per FENCE
+ * function), or every transfer where the buffers cannot be told. */
+#define BEFORE_CORE(c, name) (void)0
+#define BEFORE_POLL(c, name) \
   if (c->poll != NULL) c->poll()
-#define BEFORE_FENCE(c) \
-  if (transfers_in_flight()) c->fence()
+#define BEFORE_FENCE(c, name) \
+  if (transfers_in_flight()) OVX_FOOTPRINT_##name(c)
 
 #define X(kind, name, params, args)                              \
   OVX_EXPORT int name params {                                   \
@@ -265,7 +270,7 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
       rc = c->name args;                                         \
     } else {                                                     \
       if (c != NULL) {                                           \
-        BEFORE_##kind(c);                                        \
+        BEFORE_##kind(c, name);                                  \
       }                                                          \
       NEXT(int(*) params, name);                                 \
       rc = next_##name args;                                     \

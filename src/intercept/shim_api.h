@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 3
+#define OVX_SHIM_ABI 4
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -49,6 +49,11 @@ struct ovx_shim {
   void* (*next)(const char* name);
 };
 
+/* How many (count, type) blocks a buffer argument has (footprint.hpp's Group): one, one
+ * per process exchanged with (an intercommunicator's remote group), the larger group
+ * (where the standard leaves it open), one per incoming or outgoing neighbour. */
+enum { OVX_ONE = 0, OVX_PEERS = 1, OVX_EITHER = 2, OVX_IN = 3, OVX_OUT = 4 };
+
 /* What the core offers; a NULL CORE entry means "MPI's own function". */
 struct ovx_core {
 #define X(kind, name, params, args) int(*name) params;
@@ -57,7 +62,101 @@ struct ovx_core {
   /* MPI_Init / MPI_Init_thread (thread_form 0 / 1). */
   int (*init)(int* argc, char*** argv, int required, int* provided, int thread_form);
   void (*fence)(void); /* completes every deferred transfer */
-  void (*poll)(void);  /* one progress pass (policy caller) */
+  /* Fences limited to what a call can observe (mpi_footprints.h): each completes the
+   * calling thread's deferred transfers and the other threads' transfers that conflict
+   * with the call's buffers, one per signature shape (footprint.hpp); `write` 0 when the
+   * call only reads the buffer. The _c forms take MPI 4.0's large counts. */
+  void (*fence_buffer)(const void* buf, int count, MPI_Datatype type, int write);
+  void (*fence_buffer_c)(const void* buf, MPI_Count count, MPI_Datatype type, int write);
+  void (*fence_bytes)(const void* buf, MPI_Count n, int write);
+  void (*fence_pair)(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype type);
+  void (*fence_pair_c)(const void* sendbuf, const void* recvbuf, MPI_Count count,
+                       MPI_Datatype type);
+  void (*fence_exchange)(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int send_group,
+                         const void* recvbuf, int recvcount, MPI_Datatype recvtype, int recv_group,
+                         MPI_Comm comm);
+  void (*fence_exchange_c)(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           int send_group, const void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int recv_group, MPI_Comm comm);
+  void (*fence_bcast)(const void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+  void (*fence_bcast_c)(const void* buf, MPI_Count count, MPI_Datatype type, int root,
+                        MPI_Comm comm);
+  void (*fence_reduce)(const void* sendbuf, const void* recvbuf, int count, MPI_Datatype type,
+                       int root, MPI_Comm comm);
+  void (*fence_reduce_c)(const void* sendbuf, const void* recvbuf, MPI_Count count,
+                         MPI_Datatype type, int root, MPI_Comm comm);
+  void (*fence_gather)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       const void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm);
+  void (*fence_gather_c)(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         const void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm);
+  void (*fence_scatter)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        const void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm);
+  void (*fence_scatter_c)(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          const void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm);
+  void (*fence_gatherv)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        const void* recvbuf, const int* recvcounts, const int* displs,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm);
+  void (*fence_gatherv_c)(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          const void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm);
+  void (*fence_scatterv)(const void* sendbuf, const int* sendcounts, const int* displs,
+                         MPI_Datatype sendtype, const void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm);
+  void (*fence_scatterv_c)(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                           MPI_Datatype sendtype, const void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm);
+  void (*fence_allgatherv)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           const void* recvbuf, const int* recvcounts, const int* displs,
+                           MPI_Datatype recvtype, int recv_group, MPI_Comm comm);
+  void (*fence_allgatherv_c)(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             const void* recvbuf, const MPI_Count* recvcounts,
+                             const MPI_Aint* displs, MPI_Datatype recvtype, int recv_group,
+                             MPI_Comm comm);
+  void (*fence_alltoallv)(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                          MPI_Datatype sendtype, int send_group, const void* recvbuf,
+                          const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
+                          int recv_group, MPI_Comm comm);
+  void (*fence_alltoallv_c)(const void* sendbuf, const MPI_Count* sendcounts,
+                            const MPI_Aint* sdispls, MPI_Datatype sendtype, int send_group,
+                            const void* recvbuf, const MPI_Count* recvcounts,
+                            const MPI_Aint* rdispls, MPI_Datatype recvtype, int recv_group,
+                            MPI_Comm comm);
+  void (*fence_alltoallw)(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                          const MPI_Datatype* sendtypes, int send_group, const void* recvbuf,
+                          const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
+                          int recv_group, MPI_Comm comm);
+  /* Neighbor_alltoallw: int counts, byte displacements as MPI_Aint */
+  void (*fence_alltoallw_aint)(const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
+                               const MPI_Datatype* sendtypes, int send_group, const void* recvbuf,
+                               const int* recvcounts, const MPI_Aint* rdispls,
+                               const MPI_Datatype* recvtypes, int recv_group, MPI_Comm comm);
+  void (*fence_alltoallw_c)(const void* sendbuf, const MPI_Count* sendcounts,
+                            const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, int send_group,
+                            const void* recvbuf, const MPI_Count* recvcounts,
+                            const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, int recv_group,
+                            MPI_Comm comm);
+  void (*fence_reduce_scatter_block)(const void* sendbuf, const void* recvbuf, int recvcount,
+                                     MPI_Datatype type, MPI_Comm comm);
+  void (*fence_reduce_scatter_block_c)(const void* sendbuf, const void* recvbuf,
+                                       MPI_Count recvcount, MPI_Datatype type, MPI_Comm comm);
+  void (*fence_reduce_scatter)(const void* sendbuf, const void* recvbuf, const int* recvcounts,
+                               MPI_Datatype type, MPI_Comm comm);
+  void (*fence_reduce_scatter_c)(const void* sendbuf, const void* recvbuf,
+                                 const MPI_Count* recvcounts, MPI_Datatype type, MPI_Comm comm);
+  /* Pack and Pack_external (outsize bytes), Unpack and Unpack_external (insize bytes) */
+  void (*fence_pack)(const void* inbuf, int incount, MPI_Datatype type, const void* outbuf,
+                     MPI_Aint outsize);
+  void (*fence_pack_c)(const void* inbuf, MPI_Count incount, MPI_Datatype type, const void* outbuf,
+                       MPI_Count outsize);
+  void (*fence_unpack)(const void* inbuf, MPI_Aint insize, const void* outbuf, int outcount,
+                       MPI_Datatype type);
+  void (*fence_unpack_c)(const void* inbuf, MPI_Count insize, const void* outbuf,
+                         MPI_Count outcount, MPI_Datatype type);
+  void (*poll)(void); /* one progress pass (policy caller) */
   /* Before libc touches [addr, addr+len): completes the transfers protecting it; `write`
    * when the memory will be written (or freed), else only no-access pages matter. */
   void (*settle)(const void* addr, size_t len, int write);

@@ -38,6 +38,9 @@ struct Slot {
   std::atomic<std::uintptr_t> touch_pc{0};
   std::atomic<std::uint32_t> faults{0};
   std::atomic<std::uint64_t> stall_ns{0};
+  // The posting thread (its shim thread state): a fence waits for the calling thread's
+  // own transfers whatever their buffers. Atomic: a fence may read a slot being reused.
+  std::atomic<const void*> owner{nullptr};
   // Set before the slot is published, read after.
   Call call = Call::send;
   std::uintptr_t site = 0;

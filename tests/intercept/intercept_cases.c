@@ -9,13 +9,18 @@
  *   io                       read()/write()/fread()/fwrite() on buffers in flight
  *   segv                     the program's own SIGSEGV handlers still get their faults
  *   fork                     fork() with a transfer in flight
- *   touchline                a receive touched at a known line (the report must name it) */
+ *   touchline                a receive touched at a known line (the report must name it)
+ *   fence-threads SEED ROUNDS  one thread's collective while another thread's transfer is
+ *                            deferred (MPI_THREAD_MULTIPLE, 2 ranks; see mode_fence_threads) */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,6 +533,104 @@ static void mode_fork(void) {
   free(b);
 }
 
+/* ---- fence-threads: a fence waits only for what its call can observe ----------------
+ * Thread A of each rank calls collectives on comm_a, thread B point-to-point on comm_b.
+ * Per round, with 4 MiB messages (deferred, and needing the receiver):
+ *  1. rank 0's B sends to rank 1, whose B receives only after rank 1's A has done an
+ *     MPI_Allreduce with rank 0's A. Valid and fine with MPI; a fence in rank 0's
+ *     Allreduce that waited for B's deferred send would deadlock. Under overlap-run A
+ *     starts its Allreduce only once B's send is deferred (so the case surely arises).
+ *  2. rank 0's B receives from rank 1; after it returned (a barrier), A broadcasts that
+ *     very buffer as root: the fence must wait for B's deferred receive, or MPI would read
+ *     pages still protected (and unfilled).
+ * Only A checks and digests (after barriers), so the digest is the same in every run. */
+struct fence_ctx {
+  MPI_Comm comm_a, comm_b;
+  pthread_barrier_t barrier;
+  unsigned char *sbuf, *rbuf, *bbuf;
+  size_t n;
+  uint64_t seed;
+  int rounds;
+  atomic_int b_sent;
+  long deferred_before;
+};
+static long (*deferred_count)(void); /* overlap_intercept_deferred, when intercepted */
+
+static void* fence_thread_b(void* p) {
+  struct fence_ctx* x = p;
+  for (int k = 0; k < x->rounds; k++) {
+    pthread_barrier_wait(&x->barrier); /* round start: A has read the deferred count */
+    if (rank == 0) {
+      fill(x->sbuf, x->n, x->seed, 2 * k);
+      MPI_Send(x->sbuf, (int)x->n, MPI_BYTE, 1, k, x->comm_b);
+      atomic_store(&x->b_sent, 1);
+    } else {
+      pthread_barrier_wait(&x->barrier); /* after rank 1's Allreduce */
+      MPI_Recv(x->rbuf, (int)x->n, MPI_BYTE, 0, k, x->comm_b, MPI_STATUS_IGNORE);
+    }
+    pthread_barrier_wait(&x->barrier); /* part 1 done */
+    if (rank == 0) {
+      MPI_Recv(x->bbuf, (int)x->n, MPI_BYTE, 1, 1000 + k, x->comm_b, MPI_STATUS_IGNORE);
+    } else {
+      fill(x->sbuf, x->n, x->seed, 2 * k + 1);
+      MPI_Send(x->sbuf, (int)x->n, MPI_BYTE, 0, 1000 + k, x->comm_b);
+    }
+    pthread_barrier_wait(&x->barrier); /* B's receive returned */
+    pthread_barrier_wait(&x->barrier); /* round end */
+  }
+  return NULL;
+}
+
+static void fence_thread_a(struct fence_ctx* x) {
+  for (int k = 0; k < x->rounds; k++) {
+    x->deferred_before = deferred_count != NULL ? deferred_count() : 0;
+    atomic_store(&x->b_sent, 0);
+    pthread_barrier_wait(&x->barrier);
+    if (rank == 0 && deferred_count != NULL) {
+      /* Under overlap-run: until B's send is deferred (it returns at once then). */
+      while (!atomic_load(&x->b_sent) && deferred_count() == x->deferred_before) sched_yield();
+    }
+    long mine = rank + 10L * k, sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, x->comm_a);
+    if (sum != 1 + 20L * k) fail("fence-threads: allreduce", sum, k);
+    if (rank == 1) pthread_barrier_wait(&x->barrier); /* B may receive now */
+    pthread_barrier_wait(&x->barrier);               /* part 1 done */
+    pthread_barrier_wait(&x->barrier);               /* rank 0: B's receive returned */
+    MPI_Bcast(x->bbuf, (int)x->n, MPI_BYTE, 0, x->comm_a);
+    pthread_barrier_wait(&x->barrier); /* round end: B's buffers are A's to check */
+    if (rank == 1) check(x->rbuf, x->n, x->seed, 2 * k, "fence-threads: B's receive");
+    check(x->bbuf, x->n, x->seed, 2 * k + 1, "fence-threads: broadcast of B's receive");
+  }
+}
+
+static void mode_fence_threads(uint64_t seed, int rounds) {
+  if (size != 2) fail("fence-threads runs on 2 ranks", size, 2);
+  struct fence_ctx x;
+  memset(&x, 0, sizeof x);
+  x.n = 4 << 20;
+  x.seed = seed;
+  x.rounds = rounds;
+  MPI_Comm_dup(MPI_COMM_WORLD, &x.comm_a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &x.comm_b);
+  unsigned char** bufs[3] = {&x.sbuf, &x.rbuf, &x.bbuf};
+  for (int i = 0; i < 3; i++) { /* page-aligned ends: deferred in place, not copied */
+    *bufs[i] = mmap(NULL, x.n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (*bufs[i] == MAP_FAILED) fail("mmap", i, 0);
+  }
+  int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "overlap_intercept_active");
+  if (active != NULL && active())
+    deferred_count = (long (*)(void))dlsym(RTLD_DEFAULT, "overlap_intercept_deferred");
+  pthread_barrier_init(&x.barrier, NULL, 2);
+  pthread_t b;
+  pthread_create(&b, NULL, fence_thread_b, &x);
+  fence_thread_a(&x);
+  pthread_join(b, NULL);
+  pthread_barrier_destroy(&x.barrier);
+  for (int i = 0; i < 3; i++) munmap(*bufs[i], x.n);
+  MPI_Comm_free(&x.comm_a);
+  MPI_Comm_free(&x.comm_b);
+}
+
 /* ---- touchline: the report must name these two lines -------------------------------- */
 static void mode_touchline(void) {
   const size_t n = 2 << 20;
@@ -547,12 +650,14 @@ static void mode_touchline(void) {
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "random";
   const int threads = strcmp(mode, "threads") == 0;
+  const int fence_threads = strcmp(mode, "fence-threads") == 0;
   threaded = threads;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  MPI_Init_thread(&argc, &argv, threads || fence_threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                  &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (threads && provided < MPI_THREAD_MULTIPLE)
+  if ((threads || fence_threads) && provided < MPI_THREAD_MULTIPLE)
     fail("MPI_THREAD_MULTIPLE not provided", provided, 0);
   int queried = -1;
   MPI_Query_thread(&queried);
@@ -566,6 +671,8 @@ int main(int argc, char** argv) {
     mode_random(seed, iterations);
   else if (threads)
     mode_threads(seed, iterations);
+  else if (fence_threads)
+    mode_fence_threads(seed, iterations);
   else if (strcmp(mode, "order") == 0)
     mode_order();
   else if (strcmp(mode, "mpi-touch") == 0)
