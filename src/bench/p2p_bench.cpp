@@ -20,8 +20,8 @@
 #include "measure/calibration.hpp"
 #include "measure/statistics.hpp"
 #include "mpi/agree_on_failure.hpp"
-#include "overlap/overlap.h"
 #include "mpi/communicator.hpp"
+#include "overlap/overlap.h"
 
 namespace overlap::bench {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "base/enum_names.hpp"
 #include "base/record_schema.hpp"
-#include "bench/implementation.hpp"
 #include "bench/cpu_record.hpp"
+#include "bench/implementation.hpp"
 #include "bench/result_kind.hpp"
 #include "measure/statistics.hpp"
 

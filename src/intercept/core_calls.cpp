@@ -15,8 +15,8 @@
 #include "intercept/core_runtime.hpp"
 #include "intercept/deferral.hpp"
 #include "intercept/fault_handler.hpp"
-#include "intercept/partitioned_routes.hpp"
 #include "intercept/fence_calls.hpp"
+#include "intercept/partitioned_routes.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
 
