@@ -12,7 +12,7 @@ import json
 import os
 
 from mpitest import (argument_parser, check_result_header, close, fail, flat_fields, is_num,
-                     launcher, main_frame, mpi_env, run)
+                     keyed_points, launcher, main_frame, mpi_env, run)
 
 OPS = ["ibcast", "iallreduce"]
 SIZES = "64KiB:256KiB"
@@ -57,15 +57,9 @@ def check_point(p):
 
 
 def check_points(doc):
-    points = {}
-    for p in doc["points"]:
-        key = (p.get("op"), p.get("requested_bytes"), p.get("impl"))
-        if key in points:
-            fail(f"point {key} appears twice")
-        points[key] = p
-    want = {(op, size, impl) for op in OPS for size in SIZES_BYTES for impl in IMPLS}
-    if set(points) != want:
-        fail(f"points {sorted(points)}, expected {sorted(want)}")
+    points = keyed_points(doc, ("op", "requested_bytes", "impl"),
+                          {(op, size, impl) for op in OPS for size in SIZES_BYTES
+                           for impl in IMPLS})
     for p in points.values():
         check_point(p)
     for op in OPS:

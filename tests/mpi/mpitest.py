@@ -304,15 +304,20 @@ def main_frame(prefix, body):
     print("PASS")
 
 
-def part_points(doc, sizes, partitions, impls):
-    """part's points keyed (requested_bytes, partitions, impl): each exactly once, all there."""
+def keyed_points(doc, fields, want):
+    """The points keyed by the tuple of `fields`: each key exactly once, and exactly `want`."""
     points = {}
     for p in doc["points"]:
-        key = (p.get("requested_bytes"), p.get("partitions"), p.get("impl"))
+        key = tuple(p.get(f) for f in fields)
         if key in points:
             fail(f"point {key} appears twice")
         points[key] = p
-    want = {(s, n, i) for s in sizes for n in partitions for i in impls}
-    if set(points) != want:
+    if set(points) != set(want):
         fail(f"points {sorted(points)}, expected {sorted(want)}")
     return points
+
+
+def part_points(doc, sizes, partitions, impls):
+    """part's points keyed (requested_bytes, partitions, impl): each exactly once, all there."""
+    return keyed_points(doc, ("requested_bytes", "partitions", "impl"),
+                        {(s, n, i) for s in sizes for n in partitions for i in impls})
