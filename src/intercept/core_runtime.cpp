@@ -132,14 +132,22 @@ void on_request_done(void* arg, const MPI_Status* status) {
 
 void wait_slot(Slot& s, std::uint32_t token) {
   Runtime& rt = runtime();
-  while (s.token.load(std::memory_order_acquire) == token &&
-         s.state.load(std::memory_order_acquire) == kActive) {
-    if (rt.progress->background()) {
-      futex_wait(s.state, kActive);
-    } else if (rt.progress->poll() == 0) {
-      sched_yield();
+  const auto pending = [&s, token] {
+    return s.token.load(std::memory_order_acquire) == token &&
+           s.state.load(std::memory_order_acquire) == kActive;
+  };
+  if (!rt.progress->background()) {
+    while (pending()) {
+      if (rt.progress->poll() == 0) sched_yield();
     }
+    return;
   }
+  if (!pending()) return;
+  // Sleeping here, the program is as blocked as in the MPI call it made: the engine's
+  // thread must poll as that call would, not pause up to 500 us between passes.
+  rt.progress->hurry(true);
+  while (pending()) futex_wait(s.state, kActive);
+  rt.progress->hurry(false);
 }
 
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {

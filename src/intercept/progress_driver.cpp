@@ -46,6 +46,8 @@ bool ProgressDriver::watch(MPI_Request request, DoneCallback done, void* arg) co
 
 int ProgressDriver::poll() const { return ovx_private_progress(); }
 
+void ProgressDriver::hurry(bool on) const { ovx_private_hurry(on ? 1 : 0); }
+
 const char* ProgressDriver::mechanism() const {
   switch (policy_) {
     case Policy::caller:
@@ -53,7 +55,8 @@ const char* ProgressDriver::mechanism() const {
              "handler and MPI's progress hook (no thread of its own)";
     case Policy::shared:
       return "liboverlap's engine, policy shared: its ovx-progress thread sleeping 20 us to "
-             "500 us between passes";
+             "500 us between passes, polling without sleeps while the program waits for a "
+             "transfer";
     case Policy::dedicated:
       return "liboverlap's engine, policy dedicated: its ovx-progress thread bound to a core "
              "of its own, polling while transfers are in flight";

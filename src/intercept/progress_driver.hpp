@@ -34,6 +34,9 @@ class ProgressDriver {
   int poll() const;
   // True when the engine's thread makes passes by itself, so a waiter may sleep.
   bool background() const { return policy_ != Policy::caller; }
+  // Around a sleeping wait for a transfer: the engine's thread polls meanwhile instead of
+  // pausing between passes. Async-signal-safe.
+  void hurry(bool on) const;
   Policy policy() const { return policy_; }
   const char* mechanism() const;
 

@@ -277,6 +277,15 @@ ProgressEngine* running_engine() { return rt().running.load(std::memory_order_ac
 
 int engine_users() { return rt().users.load(); }
 
+void hurry_engine(bool on) noexcept {
+  Scheduler& s = rt().engine.scheduler();
+  if (on) {
+    s.hurry();
+  } else {
+    s.unhurry();
+  }
+}
+
 void safe_point() {
   if (in_forked_child()) return;
   Runtime& r = rt();

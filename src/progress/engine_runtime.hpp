@@ -49,6 +49,9 @@ void release_engine();
 ProgressEngine* running_engine();
 // Users of the running engine (0 while it drains or when stopped).
 int engine_users();
+// Scheduler::hurry()/unhurry() on the process's engine, running or not (its scheduler
+// lives as long as the process). Async-signal-safe once the engine was acquired.
+void hurry_engine(bool on) noexcept;
 
 // Entry points of liboverlap call this first: it stops a drained engine whose users all
 // left and runs requested sweeps. Never call it from inside an MPI callback.

@@ -82,6 +82,8 @@ int ovx_private_watch(MPI_Request request, void (*done)(void*, const MPI_Status*
   return MPI_SUCCESS;
 }
 
+void ovx_private_hurry(int on) { hurry_engine(on != 0); }
+
 size_t ovx_private_in_flight(void) {
   ProgressEngine* e = running_engine();
   return e == nullptr ? 0 : e->in_flight();

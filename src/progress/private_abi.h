@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define OVX_PRIVATE_ABI_VERSION 2
+#define OVX_PRIVATE_ABI_VERSION 3
 
 /* The ABI version this liboverlap.so implements (compare with OVX_PRIVATE_ABI_VERSION). */
 int ovx_private_abi_version(void);
@@ -39,6 +39,12 @@ int ovx_private_progress(void);
  * Needs a use (ovx_private_acquire). Returns MPI_SUCCESS or MPI_ERR_OTHER. */
 int ovx_private_watch(MPI_Request request, void (*done)(void* arg, const MPI_Status* status),
                       void* arg);
+
+/* A thread that cannot make passes itself (a signal handler) is blocked until a watched
+ * request completes: on != 0 before it waits, on == 0 after. While any such wait is open,
+ * the shared policy's thread passes without pausing, as the blocking MPI call would poll.
+ * Async-signal-safe (an atomic and a futex wake). Needs a use (ovx_private_acquire). */
+void ovx_private_hurry(int on);
 
 /* liboverlap's part of MPI_Finalize (stops the engine for good); call it right before
  * PMPI_Finalize from a library whose MPI_Finalize does not reach liboverlap's. */

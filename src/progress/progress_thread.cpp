@@ -34,6 +34,7 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config,
     : scheduler_(scheduler), hooks_(std::move(hooks)) {
   if (config.policy == ProgressPolicy::shared) {
     thread_ = std::jthread([this, b = config.backoff](std::stop_token st) {
+      const std::stop_callback wake(st, [this] { scheduler_.doorbell().ring(); });
       name_this_thread();
       set_timer_slack(b.timer_slack);
       run_shared(st, b);
@@ -80,8 +81,8 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(), busy_passes_.load(), sleeps_.load(), rescue_passes_.load(),
-          woken_by_submit_.load()};
+  return {passes_.load(),          busy_passes_.load(),    sleeps_.load(),
+          rescue_passes_.load(),   woken_by_submit_.load(), hurried_passes_.load()};
 }
 
 int ProgressThread::pass() {
@@ -96,6 +97,17 @@ bool ProgressThread::pause(const std::stop_token& stop, std::chrono::microsecond
   sleeps_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock lock(pause_mu_);
   pause_cv_.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
+}
+
+bool ProgressThread::pause_unless_hurried(const std::stop_token& stop,
+                                          std::chrono::microseconds d) {
+  // Noted before the checks: a hurry() or stop after them rings, and the wait sees it.
+  const std::uint32_t seen = scheduler_.doorbell().rings();
+  if (stop.stop_requested()) return false;
+  if (scheduler_.hurried()) return true;
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
+  scheduler_.doorbell().wait(seen, d);
   return !stop.stop_requested();
 }
 
@@ -132,8 +144,18 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
       backoff.reset();  // the next submission is served at once by wait_for_work
       continue;
     }
+    if (scheduler_.hurried()) {
+      // A thread is blocked on this work (Scheduler::hurry): poll as its MPI call would, and
+      // start the sleeps short again afterwards, since the transfer is still moving.
+      hurried_passes_.fetch_add(1, std::memory_order_relaxed);
+      backoff.reset();
+      if (work == 0) cpu_relax();
+      continue;
+    }
     const auto d = backoff.next(work);
-    if (!(config.wake_on_submit ? pause_for_work(stop, d, seen, backoff) : pause(stop, d))) return;
+    if (!(config.wake_on_submit ? pause_for_work(stop, d, seen, backoff)
+                                : pause_unless_hurried(stop, d)))
+      return;
   }
 }
 

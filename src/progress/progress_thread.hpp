@@ -3,9 +3,11 @@
 // flight) it blocks on a condition variable and costs nothing. With work in flight:
 //  - dedicated: bound to its own core, it polls continuously;
 //  - shared: it sleeps between passes for as long as Backoff says, so the cores the
-//    application computes on lose only a few microseconds per wake-up; a submission ends
-//    the sleep at once (wake on submit), and the thread's timer slack is set from
-//    BackoffConfig::timer_slack so the kernel does not stretch short sleeps;
+//    application computes on lose only a few microseconds per wake-up; with wake on
+//    submit a submission ends the sleep at once, and the thread's timer slack is set from
+//    BackoffConfig::timer_slack so the kernel does not stretch short sleeps. While the
+//    scheduler is hurried (a thread blocked on its work, Scheduler::hurry) it passes
+//    without sleeping: nobody computes then, and each pause would add to the wait;
 //  - rescue: it only watches; when nobody has made a pass for `rescue_after`, it makes
 //    passes (paced like shared) until some other thread makes one again.
 // The thread is named "ovx-progress" (visible in top -H, /proc/PID/task/*/comm).
@@ -31,6 +33,7 @@ struct ThreadStats {
   std::uint64_t sleeps = 0;
   std::uint64_t rescue_passes = 0;
   std::uint64_t woken_by_submit = 0;  // shared: pauses cut short by a submission
+  std::uint64_t hurried_passes = 0;   // shared: passes made without pausing (hurried)
 };
 
 // What the owner wants the thread to do besides passes.
@@ -64,6 +67,9 @@ class ProgressThread {
   int pass();
   // Sleeps for `d` unless stopped first; false when stopped.
   bool pause(const std::stop_token& stop, std::chrono::microseconds d);
+  // shared's pause: sleeps for `d` on the scheduler's doorbell, which hurry() and a stop
+  // ring. False when stopped.
+  bool pause_unless_hurried(const std::stop_token& stop, std::chrono::microseconds d);
   // shared's pause: also ends when something is submitted after the `seen`-th submission
   // (then the backoff starts over). False when stopped.
   bool pause_for_work(const std::stop_token& stop, std::chrono::microseconds d, std::uint64_t seen,
@@ -74,7 +80,7 @@ class ProgressThread {
   std::string error_;
   int bound_core_ = -1;
   std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0}, rescue_passes_{0},
-      woken_by_submit_{0};
+      woken_by_submit_{0}, hurried_passes_{0};
   std::mutex pause_mu_;
   std::condition_variable_any pause_cv_;
   std::jthread thread_;  // last: starts once the members it uses exist

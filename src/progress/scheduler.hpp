@@ -20,6 +20,7 @@
 #include <stop_token>
 #include <vector>
 
+#include "progress/doorbell.hpp"
 #include "progress/task_graph.hpp"
 
 namespace overlap::progress {
@@ -67,6 +68,20 @@ class Scheduler {
   enum class Woken { timeout, submitted, stopped };
   Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
                                std::uint64_t seen);
+
+  // Urgency: a thread is blocked until something this scheduler completes is done, and
+  // cannot make passes itself (the interception layer's fault handler, docs/overlap-run.md).
+  // While one is, a `shared` progress thread passes without pausing, as the blocking MPI
+  // call it stands in for would poll; hurry() also cuts a pause short. Counted;
+  // async-signal-safe (an atomic and the doorbell).
+  void hurry() noexcept {
+    urgent_.fetch_add(1, std::memory_order_acq_rel);
+    doorbell_.ring();
+  }
+  void unhurry() noexcept { urgent_.fetch_sub(1, std::memory_order_acq_rel); }
+  bool hurried() const { return urgent_.load(std::memory_order_acquire) > 0; }
+  // What progress threads pause on between passes (rung by hurry(), and on their stop).
+  Doorbell& doorbell() { return doorbell_; }
 
   // Shutdown of an erroneous program (work still in flight at MPI_Finalize): abandons
   // every graph, then runs passes until nothing they posted is left running, or `grace`
@@ -117,6 +132,8 @@ class Scheduler {
   std::atomic<std::uint64_t> submissions_{0};  // written under inbox_mu_
   std::atomic<int> holds_{0};                  // written under inbox_mu_
   std::atomic<RequestTester*> hold_tester_{nullptr};
+  std::atomic<int> urgent_{0};
+  Doorbell doorbell_;
 };
 
 }  // namespace overlap::progress

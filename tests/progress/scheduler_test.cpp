@@ -385,6 +385,45 @@ TEST(Engine, SharedThreadWakesOnSubmit) {
   EXPECT_EQ(x.received, 5);
 }
 
+TEST(Engine, HurriedSharedThreadPassesWithoutPausingUntilUnhurried) {
+  // Pauses of a minute: only hurry() can make the thread pass again within wait_until's
+  // 10 s, and only a ring on stop lets the engine's destructor return before the minute.
+  EngineConfig config;
+  config.policy = ProgressPolicy::shared;
+  config.backoff.min_sleep = 60s;
+  config.backoff.max_sleep = 60s;
+  testing::FakeNetwork net(2);
+  Exchange stuck(net, 0, 1, 0, 1);  // no sender: nothing can happen
+  std::atomic<bool> stopped{false};
+  std::jthread owner([&] {
+    ProgressEngine e(config);
+    e.submit(stuck.receiver);
+    ASSERT_TRUE(wait_until([&] { return e.thread_stats().sleeps >= 1; }));
+    const auto paused = e.thread_stats();
+    EXPECT_EQ(paused.hurried_passes, 0u);
+    e.scheduler().hurry();  // ends the pause under way
+    EXPECT_TRUE(wait_until([&] { return e.thread_stats().hurried_passes >= 100; }))
+        << "a hurried thread must poll, not pause";
+    e.scheduler().hurry();  // counted: a second waiter
+    e.scheduler().unhurry();
+    EXPECT_TRUE(e.scheduler().hurried()) << "one waiter is still blocked";
+    e.scheduler().unhurry();
+    EXPECT_FALSE(e.scheduler().hurried());
+    const auto before = e.thread_stats().sleeps;
+    EXPECT_TRUE(wait_until([&] { return e.thread_stats().sleeps > before; }))
+        << "unhurried, the thread pauses again";
+    const auto passes = e.thread_stats().passes;
+    std::this_thread::sleep_for(30ms);
+    EXPECT_LE(e.thread_stats().passes, passes + 1) << "a minute's pause, not polling";
+  });  // ~ProgressEngine stops the thread in the middle of a pause
+  std::jthread joiner([&] {
+    owner.join();
+    stopped = true;
+  });
+  EXPECT_TRUE(wait_until([&] { return stopped.load(); }, 20s))
+      << "the stop did not end the progress thread's pause";
+}
+
 TEST(Scheduler, SleepUnlessSubmittedSeesASubmitBeforeTheSleep) {
   Scheduler s;
   testing::FakeNetwork net(2);
