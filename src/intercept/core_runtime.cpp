@@ -200,6 +200,13 @@ bool protected_by_us(std::uintptr_t address, std::uint64_t& changes) {
   return rt.protections.protection_at(address) != (PROT_READ | PROT_WRITE);
 }
 
+void return_bounces(Slot& s) {
+  Runtime& rt = runtime();
+  rt.bounces.give({s.recv_bounce, s.recv_bounce_len});
+  rt.bounces.give({s.send_bounce, s.send_bounce_len});
+  s.recv_bounce = s.send_bounce = nullptr;
+}
+
 void reap() {
   Runtime& rt = runtime();
   rt.table.reap([&rt](Slot& s) {
@@ -215,10 +222,7 @@ void reap() {
     c.faults = s.faults.load();
     c.stall_s = static_cast<double>(s.stall_ns.load()) * 1e-9;
     rt.sites.completed(s.call, s.site, c);
-    if (s.recv_bounce != nullptr) syscall(SYS_munmap, s.recv_bounce, s.recv_bounce_len);
-    if (s.send_bounce != nullptr) syscall(SYS_munmap, s.send_bounce, s.send_bounce_len);
-    s.recv_bounce = nullptr;
-    s.send_bounce = nullptr;
+    return_bounces(s);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "intercept/bounce_pool.hpp"
 #include "intercept/buffer_memory.hpp"
 #include "intercept/call_sites.hpp"
 #include "intercept/progress_driver.hpp"
@@ -55,6 +56,7 @@ struct Runtime {
   bool glibc_heap = true;
   std::unique_ptr<ProgressDriver> progress;
   TransferTable table;
+  BouncePool bounces;  // internal buffers of deferred transfers, kept for reuse
   std::mutex protect_mutex;
   ProtectionMap protections;
   std::uint64_t protection_changes = 0;  // mprotect() calls made, under protect_mutex
@@ -77,6 +79,8 @@ void settle(std::uintptr_t lo, std::uintptr_t hi, bool write);
 void settle_all();
 // Completes the transfers the calling thread deferred.
 void settle_own();
+// Hands a slot's internal buffers back to the pool.
+void return_bounces(Slot& s);
 // Folds finished transfers into the statistics and frees their slots.
 void reap();
 

@@ -1,8 +1,6 @@
 #include "intercept/deferral.hpp"
 
 #include <pthread.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -47,15 +45,16 @@ bool errors_are_fatal(MPI_Comm comm) {
   return fatal;
 }
 
-void* map_bounce(std::size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+// A buffer from the pool into the slot's (data, len) pair; false when out of memory.
+bool take_bounce(std::size_t bytes, void*& data, std::size_t& len) {
+  const BouncePool::Buffer b = runtime().bounces.take(bytes);
+  data = b.data;
+  len = b.len;
+  return data != nullptr;
 }
 
 void release(Slot* s) {
-  if (s->recv_bounce != nullptr) syscall(SYS_munmap, s->recv_bounce, s->recv_bounce_len);
-  if (s->send_bounce != nullptr) syscall(SYS_munmap, s->send_bounce, s->send_bounce_len);
-  s->recv_bounce = s->send_bounce = nullptr;
+  return_bounces(*s);
   s->state.store(kFree, std::memory_order_release);
 }
 
@@ -209,12 +208,10 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   } else {
     // Other data shares the end pages: send from a copy, the buffer is free at once.
     settle(e.lo, e.hi, false);
-    s->send_bounce = map_bounce(e.bytes);
-    if (s->send_bounce == nullptr) {
+    if (!take_bounce(e.bytes, s->send_bounce, s->send_bounce_len)) {
       release(s);
       return {nullptr, Reason::too_many};
     }
-    s->send_bounce_len = e.bytes;
     std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
     from = static_cast<const char*>(s->send_bounce) - e.true_lb;
   }
@@ -248,18 +245,14 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
   }
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
   settle(plo, phi, true);
-  s->recv_bounce = map_bounce(e.bytes);
-  s->recv_bounce_len = e.bytes;
-  if (copy_out) {
-    s->send_bounce = map_bounce(e.bytes);
-    s->send_bounce_len = e.bytes;
-    if (s->send_bounce != nullptr) {
-      std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
-    }
+  const bool have_recv = take_bounce(e.bytes, s->recv_bounce, s->recv_bounce_len);
+  bool have_send = !copy_out;
+  if (copy_out && take_bounce(e.bytes, s->send_bounce, s->send_bounce_len)) {
+    std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
+    have_send = true;
   }
   why = Reason::protect_failed;
-  if (s->recv_bounce == nullptr || (copy_out && s->send_bounce == nullptr) ||
-      !protect(plo, phi, true)) {
+  if (!have_recv || !have_send || !protect(plo, phi, true)) {
     release(s);
     return nullptr;
   }
