@@ -18,8 +18,8 @@ void Doorbell::wait(std::uint32_t seen, std::chrono::microseconds d) {
   const timespec timeout{static_cast<time_t>(s.count()),
                          static_cast<long>((d - s).count()) * 1000L};
   // Returns at once when a ring came in between (the word no longer equals `seen`).
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&rings_), FUTEX_WAIT_PRIVATE, seen,
-          &timeout, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&rings_), FUTEX_WAIT_PRIVATE, seen, &timeout,
+          nullptr, 0);
 }
 
 void Doorbell::ring() noexcept {

@@ -81,8 +81,8 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(),          busy_passes_.load(),    sleeps_.load(),
-          rescue_passes_.load(),   woken_by_submit_.load(), hurried_passes_.load()};
+  return {passes_.load(),        busy_passes_.load(),     sleeps_.load(),
+          rescue_passes_.load(), woken_by_submit_.load(), hurried_passes_.load()};
 }
 
 int ProgressThread::pass() {
