@@ -1,7 +1,7 @@
 #!/bin/sh
 # examples/jacobi, plain and under overlap-run (shared, dedicated), interleaved and
-# repeated: single runs on this machine differ by up to 15 % from one another, more than
-# the effect measured. Root, from the repository root, with the build trees of run.sh.
+# repeated: single plain runs on this shared machine differ by tens of percent from one
+# another, more than the effect measured. Root, from the repository root, with the build trees of run.sh.
 #   OMPI_DIR=build/test-openmpi MPICH_DIR=build/test-mpich \
 #     docs/results/overlap-run-2026-11-24/jacobi-repeat.sh   # about 4 minutes
 # Writes jacobi-repeat.tsv (mpi, configuration, round, seconds per iteration).
