@@ -123,8 +123,7 @@ void on_request_done(void* arg, const MPI_Status* status) {
     int bytes = 0;
     PMPI_Get_count(status, MPI_BYTE, &bytes);
     if (bytes > 0 && bytes != MPI_UNDEFINED) {
-      place(s.place_addr, static_cast<const char*>(s.recv_bounce) + s.recv_data_offset,
-            static_cast<std::size_t>(bytes));
+      place(s.place_addr, s.recv_bounce.data, static_cast<std::size_t>(bytes));
     }
   }
   if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(s);
@@ -202,9 +201,9 @@ bool protected_by_us(std::uintptr_t address, std::uint64_t& changes) {
 
 void return_bounces(Slot& s) {
   Runtime& rt = runtime();
-  rt.bounces.give({s.recv_bounce, s.recv_bounce_len});
-  rt.bounces.give({s.send_bounce, s.send_bounce_len});
-  s.recv_bounce = s.send_bounce = nullptr;
+  rt.bounces.give(s.recv_bounce);
+  rt.bounces.give(s.send_bounce);
+  s.recv_bounce = s.send_bounce = {};
 }
 
 void reap() {

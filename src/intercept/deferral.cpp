@@ -45,14 +45,6 @@ bool errors_are_fatal(MPI_Comm comm) {
   return fatal;
 }
 
-// A buffer from the pool into the slot's (data, len) pair; false when out of memory.
-bool take_bounce(std::size_t bytes, void*& data, std::size_t& len) {
-  const BouncePool::Buffer b = runtime().bounces.take(bytes);
-  data = b.data;
-  len = b.len;
-  return data != nullptr;
-}
-
 void release(Slot* s) {
   return_bounces(*s);
   s->state.store(kFree, std::memory_order_release);
@@ -208,12 +200,13 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   } else {
     // Other data shares the end pages: send from a copy, the buffer is free at once.
     settle(e.lo, e.hi, false);
-    if (!take_bounce(e.bytes, s->send_bounce, s->send_bounce_len)) {
+    s->send_bounce = rt.bounces.take(e.bytes);
+    if (s->send_bounce.data == nullptr) {
       release(s);
       return {nullptr, Reason::too_many};
     }
-    std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
-    from = static_cast<const char*>(s->send_bounce) - e.true_lb;
+    std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
+    from = static_cast<const char*>(s->send_bounce.data) - e.true_lb;
   }
   MPI_Request request = MPI_REQUEST_NULL;
   if (ready) {
@@ -245,14 +238,17 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
   }
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
   settle(plo, phi, true);
-  const bool have_recv = take_bounce(e.bytes, s->recv_bounce, s->recv_bounce_len);
-  bool have_send = !copy_out;
-  if (copy_out && take_bounce(e.bytes, s->send_bounce, s->send_bounce_len)) {
-    std::memcpy(s->send_bounce, reinterpret_cast<const void*>(e.lo), e.bytes);
-    have_send = true;
+  BouncePool& pool = runtime().bounces;
+  s->recv_bounce = pool.take(e.bytes);
+  if (copy_out) {
+    s->send_bounce = pool.take(e.bytes);
+    if (s->send_bounce.data != nullptr) {
+      std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
+    }
   }
   why = Reason::protect_failed;
-  if (!have_recv || !have_send || !protect(plo, phi, true)) {
+  if (s->recv_bounce.data == nullptr || (copy_out && s->send_bounce.data == nullptr) ||
+      !protect(plo, phi, true)) {
     release(s);
     return nullptr;
   }
@@ -283,7 +279,7 @@ Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int sourc
   Slot* s = prepare_receive(call, e, false, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request request = MPI_REQUEST_NULL;
-  PMPI_Irecv(static_cast<char*>(s->recv_bounce) - e.true_lb, count, type, source, tag, comm,
+  PMPI_Irecv(static_cast<char*>(s->recv_bounce.data) - e.true_lb, count, type, source, tag, comm,
              &request);
   return started(s, call, &request, 1);
 }
@@ -295,9 +291,9 @@ Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest
   Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  PMPI_Irecv(static_cast<char*>(s->recv_bounce) - e.true_lb, count, type, source, recvtag, comm,
-             &requests[0]);
-  PMPI_Isend(static_cast<char*>(s->send_bounce) - e.true_lb, count, type, dest, sendtag, comm,
+  PMPI_Irecv(static_cast<char*>(s->recv_bounce.data) - e.true_lb, count, type, source, recvtag,
+             comm, &requests[0]);
+  PMPI_Isend(static_cast<char*>(s->send_bounce.data) - e.true_lb, count, type, dest, sendtag, comm,
              &requests[1]);
   return started(s, Call::sendrecv_replace, requests, 2);
 }

@@ -21,12 +21,9 @@ Slot* TransferTable::reserve() {
     s.touch_pc = 0;
     s.faults = 0;
     s.stall_ns = 0;
-    s.recv_bounce = nullptr;
-    s.recv_bounce_len = 0;
-    s.recv_data_offset = 0;
+    s.recv_bounce = {};
+    s.send_bounce = {};
     s.place_addr = 0;
-    s.send_bounce = nullptr;
-    s.send_bounce_len = 0;
     s.complete_ns = 0;
     s.return_ns = 0;
     s.parts[0] = {&s, false};

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "intercept/bounce_pool.hpp"
 #include "intercept/call_sites.hpp"
 
 namespace overlap::intercept {
@@ -46,12 +47,10 @@ struct Slot {
   std::uintptr_t site = 0;
   std::atomic<std::uint64_t> return_ns{0};  // when the call returned to the program
   std::uint64_t complete_ns = 0;
-  void* recv_bounce = nullptr;  // mmap()ed
-  std::size_t recv_bounce_len = 0;
-  std::ptrdiff_t recv_data_offset = 0;  // data starts here in the bounce
-  std::uintptr_t place_addr = 0;        // and goes here in the program's memory
-  void* send_bounce = nullptr;
-  std::size_t send_bounce_len = 0;
+  // Internal buffers from Runtime::bounces: a receive's landing area, whose data goes
+  // to place_addr in the program's memory; a copy of outgoing data.
+  BouncePool::Buffer recv_bounce, send_bounce;
+  std::uintptr_t place_addr = 0;
   MPI_Status status{};
   SlotPart parts[2];
 };
