@@ -272,9 +272,10 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   const P::Total totals[3] = {acc.total(P::comm_alone, kept), acc.total(P::comp_alone, kept),
                               acc.total(P::overlapped, kept)};
   std::vector<double> local(kFields, kNone);
-  const bool have =
-      acc.available() && totals[P::comp_alone].windows > 0 && totals[P::overlapped].windows > 0;
-  local[0] = have ? 1.0 : 0.0;
+  // local[0]: 1 accounted, 0 counters unreadable, -1 no window kept (all runs discarded).
+  const bool windows = totals[P::comp_alone].windows > 0 && totals[P::overlapped].windows > 0;
+  const bool have = acc.available() && windows;
+  local[0] = have ? 1.0 : (acc.available() ? -1.0 : 0.0);
   if (have) {
     for (int p = 0; p < 3; ++p)
       if (totals[p].windows > 0)  // no comm_alone window: its fields stay NaN, null
@@ -306,12 +307,18 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   int worst = -1;
   for (int r = 0; r < size; ++r) {
     const double* f = &all[static_cast<std::size_t>(r * kFields)];
-    if (f[0] == 0) {
-      drop_cpu(cpu, shares, null_reasons,
-               acc.available() ? "rank " + std::to_string(r) +
-                                     ": its per-thread CPU counters (/proc/self/task) could not "
-                                     "be read"
-                               : acc.sampler().unavailable());
+    if (f[0] != 1.0) {
+      std::string why = "rank " + std::to_string(r) + ": ";
+      if (f[0] < 0) {
+        why +=
+            "no window of the computation alone or overlapped was kept (every run of one "
+            "was discarded: a rank left its sync barrier late)";
+      } else if (acc.available()) {
+        why += "its per-thread CPU counters (/proc/self/task) could not be read";
+      } else {
+        why = acc.sampler().unavailable();
+      }
+      drop_cpu(cpu, shares, null_reasons, why);
       return;
     }
     std::optional<CpuPhase> comm_alone;
