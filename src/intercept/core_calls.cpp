@@ -37,15 +37,8 @@ void begin_call() {
 
 // Settles the bytes a (buf, count, type) argument of a call that is not deferred covers.
 void settle_buffer(const void* buf, int count, MPI_Datatype type, bool write) {
-  if (count <= 0 || buf == MPI_IN_PLACE) return;
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return;
-  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-  const auto base = reinterpret_cast<std::uintptr_t>(buf);
-  const MPI_Aint first = true_lb + std::min<MPI_Aint>(0, extent * (count - 1));
-  const MPI_Aint last = true_lb + std::max<MPI_Aint>(0, extent * (count - 1)) + true_extent;
-  settle(base + static_cast<std::uintptr_t>(first), base + static_cast<std::uintptr_t>(last),
-         write);
+  const Span s = typed_bytes(buf, count, type, write);
+  settle(s.lo, s.hi, s.write);
 }
 
 int plain_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,

@@ -156,6 +156,26 @@ void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {
                              [](Slot& s, std::uint32_t token) { wait_slot(s, token); });
 }
 
+TypeExtent type_extent(MPI_Datatype type) {
+  MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return {};
+  }
+  return {static_cast<std::int64_t>(extent), static_cast<std::int64_t>(true_lb),
+          static_cast<std::int64_t>(true_extent)};
+}
+
+Span typed_bytes(const void* buf, std::int64_t count, MPI_Datatype type, bool write) {
+  if (buf == MPI_IN_PLACE || count <= 0) return {};
+  return typed_span(reinterpret_cast<std::uintptr_t>(buf), count, type_extent(type), write);
+}
+
+void settle_span(const Span& s) {
+  if (__atomic_load_n(runtime().shim->active, __ATOMIC_ACQUIRE) == 0) return;
+  settle(s.lo, s.hi, s.write);
+}
+
 void settle_all() {
   Runtime& rt = runtime();
   rt.table.for_each_active([](Slot& s, std::uint32_t token) { wait_slot(s, token); });

@@ -15,6 +15,7 @@
 #include "intercept/bounce_pool.hpp"
 #include "intercept/buffer_memory.hpp"
 #include "intercept/call_sites.hpp"
+#include "intercept/footprint.hpp"
 #include "intercept/progress_driver.hpp"
 #include "intercept/protection_map.hpp"
 #include "intercept/settings.hpp"
@@ -76,6 +77,13 @@ std::uint64_t now_ns();
 void wait_slot(Slot& s, std::uint32_t token);
 // Completes the transfers an access to [lo, hi) conflicts with (see TransferTable).
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write);
+// A datatype's extents as footprint.hpp takes them (zero when MPI refuses the type: the
+// call itself then fails, and there is nothing to wait for).
+TypeExtent type_extent(MPI_Datatype type);
+// The bytes `count` elements of `type` at `buf` span (their hull).
+Span typed_bytes(const void* buf, std::int64_t count, MPI_Datatype type, bool write);
+// settle() over a span; nothing when no transfer is in flight.
+void settle_span(const Span& s);
 void settle_all();
 // Completes the transfers the calling thread deferred.
 void settle_own();

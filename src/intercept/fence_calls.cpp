@@ -18,17 +18,6 @@ static_assert(static_cast<int>(Group::one) == OVX_ONE &&
 
 Group group(int g) { return static_cast<Group>(g); }
 
-TypeExtent extent_of(MPI_Datatype type) {
-  MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  // A type MPI refuses makes the call itself fail: nothing to wait for here.
-  if (PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
-      PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent) != MPI_SUCCESS) {
-    return {};
-  }
-  return {static_cast<std::int64_t>(extent), static_cast<std::int64_t>(true_lb),
-          static_cast<std::int64_t>(true_extent)};
-}
-
 // What the footprint needs of a communicator (none for calls without one).
 CommFacts facts_of(MPI_Comm comm) {
   CommFacts f;
@@ -64,7 +53,7 @@ void observe(MPI_Comm comm, Describe&& describe) {
   if (!rt.active) return;
   if (!rt.progress->background()) rt.progress->poll();  // policy caller: a chance to progress
   settle_own();
-  Footprint f(extent_of, facts_of(comm));
+  Footprint f(type_extent, facts_of(comm));
   describe(f);
   if (f.whole_process()) {
     settle_all();

@@ -6,7 +6,7 @@
  * are footprint.hpp's), which waits for the calling thread's deferred transfers and for
  * the transfers of other threads conflicting with those bytes (docs/overlap-run.md,
  * "Fences"). OVX_FENCE_ALL: the call's memory cannot be told from its arguments (a
- * request's, a window's, a split collective's end, partitioned communication): every
+ * request's, a window's, a split collective's end): every
  * deferred transfer of the process completes first.
  * Groups: OVX_ONE one block, OVX_PEERS one per process exchanged with (the remote group
  * of an intercommunicator), OVX_IN/OVX_OUT one per incoming/outgoing neighbour. */
@@ -192,11 +192,6 @@
   c->fence_exchange(sendbuf, sendcount, sendtype, OVX_ONE, recvbuf, recvcount, recvtype, OVX_ONE, \
                     comm)
 #define OVX_FOOTPRINT_MPI_Isendrecv_replace(c) c->fence_buffer(buf, count, datatype, 1)
-#define OVX_FOOTPRINT_MPI_Psend_init(c) OVX_FENCE_ALL(c)
-#define OVX_FOOTPRINT_MPI_Precv_init(c) OVX_FENCE_ALL(c)
-#define OVX_FOOTPRINT_MPI_Pready(c) OVX_FENCE_ALL(c)
-#define OVX_FOOTPRINT_MPI_Pready_range(c) OVX_FENCE_ALL(c)
-#define OVX_FOOTPRINT_MPI_Pready_list(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Allgather_init(c)                                              \
   c->fence_exchange(sendbuf, sendcount, sendtype, OVX_ONE, recvbuf, recvcount, recvtype, \
                     OVX_PEERS, comm)

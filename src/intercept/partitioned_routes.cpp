@@ -53,6 +53,9 @@ namespace {
 struct Routed {
   OVX_Prequest request = OVX_PREQUEST_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
+  // A send's buffer: MPI reads it from MPI_Pready on (on this thread or the engine's), so
+  // deferred receives into it complete first. Empty for a receive (MPI_Start fences).
+  Span send_data;
   MPI_Request epoch = MPI_REQUEST_NULL;  // the active epoch's request, null while inactive
 };
 
@@ -130,13 +133,13 @@ int make_handle(MPI_Request* handle) {
   return PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, handle);
 }
 
-int publish(OVX_Prequest r, MPI_Comm comm, MPI_Request* request) {
+int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* request) {
   MPI_Request handle = MPI_REQUEST_NULL;
   if (const int rc = make_handle(&handle); rc != MPI_SUCCESS) {
     OVX_Prequest_free(&r);
     return rc;
   }
-  routes().add(handle, Routed{r, comm, MPI_REQUEST_NULL});
+  routes().add(handle, Routed{r, comm, send_data, MPI_REQUEST_NULL});
   routed_total.fetch_add(1, std::memory_order_relaxed);
   *request = handle;
   return MPI_SUCCESS;
@@ -150,7 +153,9 @@ int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Psend_init(buf, partitions, count, type, dest, tag, comm, info, &r);
-  return rc != MPI_SUCCESS ? rc : publish(r, comm, request);
+  if (rc != MPI_SUCCESS) return rc;
+  const Span data = typed_bytes(buf, static_cast<std::int64_t>(partitions) * count, type, false);
+  return publish(r, comm, data, request);
 }
 
 int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
@@ -161,7 +166,7 @@ int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype typ
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Precv_init(buf, partitions, count, type, source, tag, comm, info, &r);
-  return rc != MPI_SUCCESS ? rc : publish(r, comm, request);
+  return rc != MPI_SUCCESS ? rc : publish(r, comm, Span{}, request);
 }
 
 std::optional<Routed> routed(MPI_Request handle) {
@@ -170,17 +175,26 @@ std::optional<Routed> routed(MPI_Request handle) {
 }
 
 int core_pready(int partition, MPI_Request request) {
-  if (auto r = routed(request)) return OVX_Pready(partition, r->request);
+  if (auto r = routed(request)) {
+    settle_span(r->send_data);
+    return OVX_Pready(partition, r->request);
+  }
   fence_deferred();
   return PMPI_Pready(partition, request);
 }
 int core_pready_range(int low, int high, MPI_Request request) {
-  if (auto r = routed(request)) return OVX_Pready_range(low, high, r->request);
+  if (auto r = routed(request)) {
+    settle_span(r->send_data);
+    return OVX_Pready_range(low, high, r->request);
+  }
   fence_deferred();
   return PMPI_Pready_range(low, high, request);
 }
 int core_pready_list(int length, int partitions[], MPI_Request request) {
-  if (auto r = routed(request)) return OVX_Pready_list(length, partitions, r->request);
+  if (auto r = routed(request)) {
+    settle_span(r->send_data);
+    return OVX_Pready_list(length, partitions, r->request);
+  }
   fence_deferred();
   return PMPI_Pready_list(length, partitions, request);
 }

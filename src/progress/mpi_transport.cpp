@@ -19,6 +19,16 @@ int tag_ub() {
   return ub;
 }
 
+// This process's rank in MPI_COMM_WORLD, which never changes.
+int world_rank() {
+  static const int rank = [] {
+    int r = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+  }();
+  return rank;
+}
+
 }  // namespace
 
 RequestSlot to_slot(MPI_Request r) {
@@ -79,9 +89,8 @@ void MpiRequestTester::poke() {
   // self queue without running progress. A probe from this rank to itself with the
   // largest tag is unlikely to find anything; when it does, this one pass just does not
   // progress (MPICH runs progress only when nothing was found).
-  int rank = 0, flag = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Iprobe(rank, tag_ub(), MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  int flag = 0;
+  PMPI_Iprobe(world_rank(), tag_ub(), MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
 MpiRequestTester& mpi_request_tester() {

@@ -8,6 +8,8 @@ overlap-run, whose MPI_Psend_init family goes to liboverlap's partitioned layer 
     check_partitioned.py early --program P --run R      under overlap-run, partition 0 arrives
                                                         before the sender's last Pready
     check_partitioned.py errors --program P --run R     misuse: MPI errors naming the value
+    check_partitioned.py filled --program P --run R     partitions filled by deferred
+                                                        MPI_Recv, then MPI_Pready at once
 """
 import argparse
 import json
@@ -88,9 +90,25 @@ def do_errors(args, tmp):
     passed(p, "refusals under overlap-run")
 
 
+def do_filled(args, tmp):
+    report = os.path.join(tmp, "report.json")
+    p = run(under_run(args, report, ["filled"]), mpi_env(), timeout=300)
+    passed(p, "partitions filled by MPI_Recv under overlap-run")
+    with open(report) as f:
+        doc = json.load(f)
+    deferred = sum(s.get("deferred", 0) for r in doc["ranks"] for s in r["call_sites"]
+                   if s.get("call") == "MPI_Recv")
+    if deferred < 2:
+        fail(f"the fills were not deferred ({deferred} deferred MPI_Recv), so this tested "
+             "nothing")
+    served, counts = routed_counts(report)
+    if served != "overlap" or counts != [1, 1]:
+        fail(f"report: {served!r}, routed {counts}; expected overlap, [1, 1]")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["equality", "early", "errors"])
+    ap.add_argument("mode", choices=["equality", "early", "errors", "filled"])
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--run", required=True, help="overlap-run")
@@ -100,7 +118,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=120.0,
                     help="early: how long the sender waits for partition 0 to arrive")
     args = ap.parse_args()
-    body = {"equality": do_equality, "early": do_early, "errors": do_errors}[args.mode]
+    body = {"equality": do_equality, "early": do_early, "errors": do_errors,
+            "filled": do_filled}[args.mode]
     main_frame(f"check_partitioned.{args.mode}.", lambda tmp: body(args, tmp))
 
 

@@ -15,7 +15,10 @@
  * checks every byte itself. early FILE SEC  partition 0 must arrive (Parrived true, its data right)
  * while the sender, having readied only partition 0, makes no MPI call and waits up to SEC seconds
  * for FILE, which the receiver creates once it saw it. errors          (under overlap-run) each
- * misuse returns an MPI error whose string names the value, through MPI_ERRORS_RETURN. Prints PASS
+ * misuse returns an MPI error whose string names the value, through MPI_ERRORS_RETURN. filled
+ * the sender fills each partition with a blocking MPI_Recv (deferred under overlap-run: its
+ * pages no-access) and marks it ready right after; the layer must not read the partition
+ * before the receive completed. Prints PASS
  * per rank, or FAIL lines and exits 1. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -439,6 +442,49 @@ static void early(const char* file, double seconds) {
   free(buf);
 }
 
+/* ---- filled ---------------------------------------------------------------------------- */
+
+enum { kFillPart = 512 * 1024 };
+
+static char fill_byte(int part, size_t i) { return (char)(part * 31 + (int)(i % 251)); }
+
+static void filled(void) {
+  char* buf = NULL;
+  if (posix_memalign((void**)&buf, 4096, 2 * kFillPart) != 0) {
+    CHECK(0, "no memory");
+    return;
+  }
+  memset(buf, 0, 2 * kFillPart);
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (rank == 0) {
+    MPI_Psend_init(buf, 2, kFillPart, MPI_CHAR, 1, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Start(&req);
+    for (int p = 0; p < 2; ++p) {
+      MPI_Recv(buf + (size_t)p * kFillPart, kFillPart, MPI_CHAR, 1, 20 + p, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      MPI_Pready(p, req);  /* no touch in between: the layer reads it first */
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    char* out = malloc(kFillPart);
+    MPI_Precv_init(buf, 2, kFillPart, MPI_CHAR, 0, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Start(&req);
+    for (int p = 0; p < 2; ++p) {
+      for (size_t i = 0; i < kFillPart; ++i) out[i] = fill_byte(p, i);
+      MPI_Send(out, kFillPart, MPI_CHAR, 0, 20 + p, MPI_COMM_WORLD);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    free(out);
+    for (int p = 0; p < 2; ++p)
+      for (size_t i = 0; i < kFillPart && failures == 0; ++i)
+        CHECK(buf[(size_t)p * kFillPart + i] == fill_byte(p, i),
+              "partition %d byte %zu: %d, expected %d", p, i, buf[(size_t)p * kFillPart + i],
+              fill_byte(p, i));
+  }
+  MPI_Request_free(&req);
+  free(buf);
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
 static void refused(int rc, const char* what, const char* needle) {
@@ -501,9 +547,13 @@ int main(int argc, char** argv) {
     early(argv[2], atof(argv[3]));
   } else if (argc >= 2 && strcmp(argv[1], "errors") == 0) {
     errors();
+  } else if (argc >= 2 && strcmp(argv[1], "filled") == 0) {
+    filled();
   } else {
     if (rank == 0)
-      printf("usage: intercept-partitioned cases SEED N [strict] | early FILE SEC | errors\n");
+      printf(
+          "usage: intercept-partitioned cases SEED N [strict] | early FILE SEC | errors | "
+          "filled\n");
     MPI_Finalize();
     return 2;
   }
