@@ -128,14 +128,17 @@ int refuse(const char* fn, MPI_Comm comm, const std::string& why) {
   return ovx_private_partitioned_error(fn, comm, why.c_str());
 }
 
-// The program's handle: a real, inactive persistent request of ours.
-int make_handle(MPI_Request* handle) {
-  return PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, handle);
+// The program's handle: a real, inactive persistent request of ours, on the program's
+// communicator. MPI keeps a communicator with persistent requests alive when the program
+// frees it (MPI_Comm_free only marks it), and the layer goes on using the handle it was
+// given: this request holds that reference until the program frees the handle.
+int make_handle(MPI_Comm comm, MPI_Request* handle) {
+  return PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, handle);
 }
 
 int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* request) {
   MPI_Request handle = MPI_REQUEST_NULL;
-  if (const int rc = make_handle(&handle); rc != MPI_SUCCESS) {
+  if (const int rc = make_handle(comm, &handle); rc != MPI_SUCCESS) {
     OVX_Prequest_free(&r);
     return rc;
   }
