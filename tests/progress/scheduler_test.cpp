@@ -407,9 +407,11 @@ TEST(Engine, HurriedSharedThreadPassesWithoutPausingUntilUnhurried) {
     e.scheduler().hurry();  // counted: a second waiter
     e.scheduler().unhurry();
     EXPECT_TRUE(e.scheduler().hurried()) << "one waiter is still blocked";
+    // Read while still hurried (the thread cannot pause now): after the unhurry below it
+    // may pause at once, and a count read then would already include that pause.
+    const auto before = e.thread_stats().sleeps;
     e.scheduler().unhurry();
     EXPECT_FALSE(e.scheduler().hurried());
-    const auto before = e.thread_stats().sleeps;
     EXPECT_TRUE(wait_until([&] { return e.thread_stats().sleeps > before; }))
         << "unhurried, the thread pauses again";
     const auto passes = e.thread_stats().passes;
