@@ -17,13 +17,18 @@ void Doorbell::wait(std::uint32_t seen, std::chrono::microseconds d) {
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(d);
   const timespec timeout{static_cast<time_t>(s.count()),
                          static_cast<long>((d - s).count()) * 1000L};
+  // Counted before the wait, both sequentially consistent: a ring() that saw no sleeper
+  // incremented the word before this count, so the wait below sees the word changed.
+  sleepers_.fetch_add(1);
   // Returns at once when a ring came in between (the word no longer equals `seen`).
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&rings_), FUTEX_WAIT_PRIVATE, seen, &timeout,
           nullptr, 0);
+  sleepers_.fetch_sub(1);
 }
 
 void Doorbell::ring() noexcept {
-  rings_.fetch_add(1, std::memory_order_acq_rel);
+  rings_.fetch_add(1);
+  if (sleepers_.load() == 0) return;
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&rings_), FUTEX_WAKE_PRIVATE, INT_MAX,
           nullptr, nullptr, 0);
 }

@@ -1,7 +1,8 @@
 // A word a thread sleeps on for a bounded time and any thread, even inside a signal
-// handler, can ring. ring() is one atomic increment and one futex wake, both
-// async-signal-safe, where a condition variable's notify is not: the interception layer's
-// fault handler rings it when the program blocks on a deferred transfer (Scheduler::hurry).
+// handler, can ring. ring() is an atomic increment, and a futex wake only when a thread
+// sleeps (so ringing often is cheap); both are async-signal-safe, where a condition
+// variable's notify is not: the interception layer's fault handler rings it when the
+// program blocks on a deferred transfer (Scheduler::hurry).
 #pragma once
 
 #include <atomic>
@@ -21,6 +22,7 @@ class Doorbell {
 
  private:
   std::atomic<std::uint32_t> rings_{0};
+  std::atomic<int> sleepers_{0};
 };
 
 }  // namespace overlap::progress

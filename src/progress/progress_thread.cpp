@@ -135,6 +135,7 @@ void ProgressThread::run_dedicated(std::stop_token stop) {
 
 void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
+  scheduler_.ring_on_submit(config.wake_on_submit);
   while (scheduler_.wait_for_work(stop)) {
     // Noted before the pass: what is submitted during it (e.g. by a completion callback)
     // waits in the inbox for the next pass, so it must cut the pause short too.

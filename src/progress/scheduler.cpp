@@ -18,7 +18,12 @@ void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
-  work_cv_.notify_all();
+  announce_submission();
+}
+
+void Scheduler::announce_submission() {
+  work_cv_.notify_all();  // an idle thread (wait_for_work)
+  if (ring_on_submit_.load(std::memory_order_acquire)) doorbell_.ring();  // a pausing one
 }
 
 void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
@@ -28,7 +33,7 @@ void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
-  work_cv_.notify_all();
+  announce_submission();
 }
 
 void Scheduler::hold(RequestTester& tester) {
@@ -39,7 +44,7 @@ void Scheduler::hold(RequestTester& tester) {
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     submissions_.fetch_add(1, std::memory_order_acq_rel);  // wakes a pausing thread too
   }
-  work_cv_.notify_all();
+  announce_submission();
 }
 
 bool Scheduler::release_hold() {
@@ -154,13 +159,14 @@ bool Scheduler::wait_for_work(std::stop_token stop) {
 Scheduler::Woken Scheduler::sleep_unless_submitted(const std::stop_token& stop,
                                                    std::chrono::microseconds d,
                                                    std::uint64_t seen) {
-  std::unique_lock lock(inbox_mu_);
-  // The counter only grows under inbox_mu_ and submit() notifies after releasing it, so a
-  // submission between the caller's reading of `seen` and this wait is seen here.
-  const bool submitted =
-      work_cv_.wait_for(lock, stop, d, [&] { return submissions_.load() != seen; });
+  // Noted before the checks: a submission, hurry() or stop after them rings, and the wait
+  // sees the doorbell changed.
+  const std::uint32_t rung = doorbell_.rings();
+  const std::stop_callback wake(stop, [this] { doorbell_.ring(); });
+  const auto submitted = [&] { return submissions_.load(std::memory_order_acquire) != seen; };
+  if (!stop.stop_requested() && !submitted() && !hurried()) doorbell_.wait(rung, d);
   if (stop.stop_requested()) return Woken::stopped;
-  return submitted ? Woken::submitted : Woken::timeout;
+  return submitted() ? Woken::submitted : Woken::timeout;
 }
 
 Scheduler::AbandonReport Scheduler::abandon_all(std::chrono::milliseconds grace) {

@@ -63,9 +63,13 @@ class Scheduler {
   bool wait_for_work(std::stop_token stop);
   // Graphs and watches submitted so far (a progress thread notes it before a pass).
   std::uint64_t submissions() const { return submissions_.load(std::memory_order_acquire); }
-  // For progress threads between passes: sleeps for `d`, unless a submission beyond the
-  // `seen`-th arrives first (wake on submit: a new collective need not wait out a pause).
+  // For progress threads between passes: sleeps for `d` on the doorbell, unless a
+  // submission beyond the `seen`-th arrives first (wake on submit: a new collective need
+  // not wait out a pause), a hurry() rings or `stop` is requested. Submissions ring the
+  // doorbell once ring_on_submit(true) was called (a shared thread with wake on submit
+  // does; otherwise they leave its pauses alone: the pacing is the point).
   enum class Woken { timeout, submitted, stopped };
+  void ring_on_submit(bool on) { ring_on_submit_.store(on, std::memory_order_release); }
   Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
                                std::uint64_t seen);
 
@@ -107,7 +111,8 @@ class Scheduler {
     std::size_t index;  // task id, or index in watches_
   };
 
-  int run_pass();  // pass_ held
+  int run_pass();              // pass_ held
+  void announce_submission();  // after a submission, inbox_mu_ released
   void take_inbox();
   int test_all();
   int test_group(std::size_t begin, std::size_t end);
@@ -133,6 +138,7 @@ class Scheduler {
   std::atomic<int> holds_{0};                  // written under inbox_mu_
   std::atomic<RequestTester*> hold_tester_{nullptr};
   std::atomic<int> urgent_{0};
+  std::atomic<bool> ring_on_submit_{false};
   Doorbell doorbell_;
 };
 

@@ -428,6 +428,7 @@ TEST(Engine, HurriedSharedThreadPassesWithoutPausingUntilUnhurried) {
 
 TEST(Scheduler, SleepUnlessSubmittedSeesASubmitBeforeTheSleep) {
   Scheduler s;
+  s.ring_on_submit(true);
   testing::FakeNetwork net(2);
   Exchange x(net, 0, 0, 1, 1);
   const std::uint64_t seen = s.submissions();
