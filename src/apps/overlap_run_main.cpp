@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
       "overlap-run"};
   app.set_version_flag("--version", "overlap-run " OVERLAP_VERSION);
   app.prefix_command();
-  std::string policy, min_size, defer, report, partitioned;
+  std::string policy, min_size, defer, report, partitioned, place;
   bool off = false;
   app.add_option("--progress", policy,
                  "who makes transfers progress: caller, shared (default), dedicated "
@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
                  "the program's own MPI_Psend_init family: overlap (liboverlap's partitioned "
                  "layer, early-bird transfer; default where MPI has that API) or mpi (MPI's own) "
                  "[OVERLAP_INTERCEPT_PARTITIONED]");
+  app.add_option("--place", place,
+                 "how a received message that fills whole pages reaches the buffer: move "
+                 "(default: its pages are moved into place) or copy [OVERLAP_INTERCEPT_PLACE]");
   app.add_flag("--off", off,
                "preload but intercept nothing (the same run without overlap) "
                "[OVERLAP_INTERCEPT=off]");
@@ -109,10 +112,10 @@ int main(int argc, char** argv) {
   } else if (!command.empty() && command.front().starts_with("-")) {
     // Everything from the first non-option on is the command: a misspelled option ends up
     // there and would otherwise be reported as a program that cannot be run.
-    return usage_error(
-        "'" + command.front() +
-        "' is not an option of overlap-run (allowed: --progress, --min-size, "
-        "--defer, --report, --partitioned, --off, --help, --version; the program follows --)");
+    return usage_error("'" + command.front() +
+                       "' is not an option of overlap-run (allowed: --progress, --min-size, "
+                       "--defer, --report, --partitioned, --place, --off, --help, --version; the "
+                       "program follows --)");
   }
   if (command.empty()) {
     return usage_error(
@@ -129,6 +132,7 @@ int main(int argc, char** argv) {
     if (!defer.empty()) settings.families = parse_families(defer, "--defer");
     if (!partitioned.empty())
       settings.partitioned_overlap = parse_partitioned(partitioned, "--partitioned");
+    if (!place.empty()) settings.move_pages = parse_place(place, "--place");
     if (off) settings.enabled = false;
     if (!report.empty()) {
       overlap::apps::check_output_path(report, "--report");

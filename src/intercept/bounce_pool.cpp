@@ -42,8 +42,10 @@ void BouncePool::give(Buffer b) {
       }
     }
   }
-  // The raw system call: the program's munmap() is interposed (and would settle).
-  syscall(SYS_munmap, b.data, b.len);
+  // Through libc, not the raw system call: MPI may have registered the buffer with the
+  // network, and its registration cache learns of unmappings from its hooks on munmap().
+  // Our own munmap() wrapper settles nothing here (no transfer's data lies in it).
+  munmap(b.data, b.len);
 }
 
 std::size_t BouncePool::kept_bytes() const {

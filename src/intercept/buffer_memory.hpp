@@ -38,6 +38,10 @@ MemoryKind classify(const std::vector<Region>& regions, std::uintptr_t lo, std::
 // (sorted), as a block glibc took from mmap() does.
 bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
 
+// Whether any byte of [lo, hi) lies in a mapping of a file (its name is a path) in
+// `regions` (sorted): received pages are moved only into anonymous memory.
+bool file_backed(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
+
 // Reads 8 bytes at an address without faulting (nullopt when not readable).
 using WordReader = std::function<std::optional<std::uint64_t>(std::uintptr_t)>;
 // Whether [lo, hi) lies inside one private, writable, anonymous mapping.
@@ -61,6 +65,10 @@ class MemoryRegions {
  public:
   MemoryKind classify(std::uintptr_t lo, std::uintptr_t hi);
   bool anonymous_private(std::uintptr_t lo, std::uintptr_t hi);
+  // From the snapshot as it is (classify() has just read it for the same range).
+  bool file_backed(std::uintptr_t lo, std::uintptr_t hi) const {
+    return intercept::file_backed(regions_, lo, hi);
+  }
 
  private:
   void refresh();

@@ -17,6 +17,7 @@
 #include "intercept/fault_handler.hpp"
 #include "intercept/fence_calls.hpp"
 #include "intercept/partitioned_routes.hpp"
+#include "intercept/placement.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
 
@@ -484,6 +485,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
                    engine_error.c_str());
     return MPI_SUCCESS;
   }
+  init_placement();
   install_fault_handler();
   hook_ucx_unmap_events();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
@@ -530,6 +532,7 @@ ovx_core make_table() {
   t.MPI_Finalize = core_finalize;
   t.init = core_init;
   t.fence = core_fence;
+  t.expose = stop_moving_pages;
   add_fences(t);
   t.poll = core_poll;
   t.settle = core_settle;

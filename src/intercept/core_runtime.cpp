@@ -1,5 +1,7 @@
 #include "intercept/core_runtime.hpp"
 
+#include "intercept/placement.hpp"
+
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -75,21 +77,6 @@ void apply_changes(const std::vector<ProtectionChange>& changes, bool& ok) {
   }
 }
 
-// Places received bytes in the program's no-access pages without lifting the protection
-// first (the program would see a half-written buffer): the kernel writes through
-// /proc/self/mem regardless of protection.
-void place(std::uintptr_t to, const void* from, std::size_t n) {
-  Runtime& rt = runtime();
-  std::size_t done = 0;
-  while (done < n) {
-    const long w = syscall(SYS_pwrite64, rt.mem_fd, static_cast<const char*>(from) + done, n - done,
-                           static_cast<off_t>(to + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fatal("cannot place a received message through /proc/self/mem");
-    done += static_cast<std::size_t>(w);
-  }
-}
-
 void finish(Slot& s) {
   Runtime& rt = runtime();
   const std::uintptr_t lo = s.page_lo.load(), hi = s.page_hi.load();
@@ -123,7 +110,7 @@ void on_request_done(void* arg, const MPI_Status* status) {
     int bytes = 0;
     PMPI_Get_count(status, MPI_BYTE, &bytes);
     if (bytes > 0 && bytes != MPI_UNDEFINED) {
-      place(s.place_addr, s.recv_bounce.data, static_cast<std::size_t>(bytes));
+      place_received(s, static_cast<std::size_t>(bytes));
     }
   }
   if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(s);
@@ -183,7 +170,7 @@ void settle_all() {
 
 void settle_own() {
   Runtime& rt = runtime();
-  const void* me = rt.shim->thread_state();
+  const std::uint64_t me = rt.shim->thread_state()->serial;
   rt.table.for_each_active([me](Slot& s, std::uint32_t token) {
     if (s.owner.load(std::memory_order_relaxed) == me) wait_slot(s, token);
   });

@@ -7,6 +7,7 @@
 
 #include "intercept/buffer_memory.hpp"
 #include "intercept/core_runtime.hpp"
+#include "intercept/placement.hpp"
 
 namespace overlap::intercept {
 
@@ -55,8 +56,9 @@ Slot* reserve_slot(Call call) {
   Slot* s = rt.table.reserve();
   if (s == nullptr) return nullptr;
   s->call = call;
+  s->movable = false;
   s->site = current_site();
-  s->owner.store(rt.shim->thread_state(), std::memory_order_relaxed);
+  s->owner.store(rt.shim->thread_state()->serial, std::memory_order_relaxed);
   std::uint32_t token = rt.next_token.fetch_add(1);
   if (token == 0) token = rt.next_token.fetch_add(1);
   s->token.store(token);
@@ -236,10 +238,13 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
     why = Reason::too_many;
     return nullptr;
   }
+  Runtime& rt = runtime();
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
   settle(plo, phi, true);
-  BouncePool& pool = runtime().bounces;
-  s->recv_bounce = pool.take(e.bytes);
+  BouncePool& pool = rt.bounces;
+  // The landing area spans the same pages as the buffer, at the same offset in its first
+  // page, so whole pages can be moved into place (placement.hpp).
+  s->recv_bounce = pool.take(phi - plo);
   if (copy_out) {
     s->send_bounce = pool.take(e.bytes);
     if (s->send_bounce.data != nullptr) {
@@ -253,6 +258,10 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
     return nullptr;
   }
   s->place_addr = e.lo;
+  if (rt.settings.move_pages) {
+    std::lock_guard<std::mutex> lock(rt.regions_mutex);
+    s->movable = !rt.regions.file_backed(plo, phi);
+  }
   s->page_lo = plo;
   s->page_hi = phi;
   s->data_lo = e.lo;
@@ -261,6 +270,11 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
   s->parts[0] = {s, true};
   s->parts[1] = {s, false};
   return s;
+}
+
+// The address MPI receives (count, type) at: the buffer's data lands at landing_offset.
+void* landing(const Slot& s, const Extent& e) {
+  return static_cast<char*>(s.recv_bounce.data) + landing_offset(s) - e.true_lb;
 }
 
 Started started(Slot* s, Call call, MPI_Request* requests, int n) {
@@ -279,8 +293,7 @@ Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int sourc
   Slot* s = prepare_receive(call, e, false, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request request = MPI_REQUEST_NULL;
-  PMPI_Irecv(static_cast<char*>(s->recv_bounce.data) - e.true_lb, count, type, source, tag, comm,
-             &request);
+  PMPI_Irecv(landing(*s, e), count, type, source, tag, comm, &request);
   return started(s, call, &request, 1);
 }
 
@@ -291,8 +304,7 @@ Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest
   Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  PMPI_Irecv(static_cast<char*>(s->recv_bounce.data) - e.true_lb, count, type, source, recvtag,
-             comm, &requests[0]);
+  PMPI_Irecv(landing(*s, e), count, type, source, recvtag, comm, &requests[0]);
   PMPI_Isend(static_cast<char*>(s->send_bounce.data) - e.true_lb, count, type, dest, sendtag, comm,
              &requests[1]);
   return started(s, Call::sendrecv_replace, requests, 2);

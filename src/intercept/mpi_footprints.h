@@ -1,7 +1,7 @@
-/* Companion table of mpi_functions.def: what each FENCE entry may read or write, as the
+/* Companion table of mpi_functions.def: what each FENCE (or EXPOSE) entry may read or write, as the
  * fence before it (preload_shim.c, BEFORE_FENCE) passes it to the core. One
- * OVX_FOOTPRINT_<name>(c) per FENCE entry, in the entry's order, written in terms of the
- * entry's parameter names; a FENCE entry without one does not compile. Each expands to
+ * OVX_FOOTPRINT_<name>(c) per FENCE or EXPOSE entry, in the entry's order, written in terms of the
+ * entry's parameter names; an entry without one does not compile. Each expands to
  * one call of the core's fence for the entry's signature shape (shim_api.h; the extents
  * are footprint.hpp's), which waits for the calling thread's deferred transfers and for
  * the transfers of other threads conflicting with those bytes (docs/overlap-run.md,
@@ -99,6 +99,8 @@
                     comm)
 #define OVX_FOOTPRINT_MPI_Win_create(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_attach(c) OVX_FENCE_ALL(c)
+#define OVX_FOOTPRINT_MPI_Win_allocate(c) OVX_FENCE_ALL(c)
+#define OVX_FOOTPRINT_MPI_Alloc_mem(c) (void)0 /* no buffer of the program's */
 #define OVX_FOOTPRINT_MPI_Win_fence(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_start(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_post(c) OVX_FENCE_ALL(c)

@@ -29,7 +29,12 @@ static __thread struct ovx_thread_state tls __attribute__((tls_model("initial-ex
 static int active_transfers;
 static const struct ovx_core* _Atomic core;
 
-static struct ovx_thread_state* thread_state(void) { return &tls; }
+static atomic_uint_fast64_t last_serial;
+/* Lock-free, so also in a signal handler. */
+static struct ovx_thread_state* thread_state(void) {
+  if (tls.serial == 0) tls.serial = atomic_fetch_add(&last_serial, 1) + 1;
+  return &tls;
+}
 
 static void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
 
@@ -259,6 +264,11 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   if (c->poll != NULL) c->poll()
 #define BEFORE_FENCE(c, name) \
   if (transfers_in_flight()) OVX_FOOTPRINT_##name(c)
+/* An EXPOSE call hands memory to MPI beyond its own return (a window, MPI_Alloc_mem): the
+ * core learns of it on every call, then fences as a FENCE entry. */
+#define BEFORE_EXPOSE(c, name) \
+  c->expose();                 \
+  BEFORE_FENCE(c, name)
 
 #define X(kind, name, params, args)                              \
   OVX_EXPORT int name params {                                   \

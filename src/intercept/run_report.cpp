@@ -92,6 +92,18 @@ json rank_json(Runtime& rt, int rank) {
   r["faults"] = faults;
   r["stall_s"] = stall;
   r["partitioned_routed"] = partitioned_routed();
+  // How received data reached the program's pages (placement.hpp).
+  r["placed_by_move"] = rt.placed_by_move.load();
+  r["placed_by_copy"] = rt.placed_by_copy.load();
+  if (rt.settings.move_pages && rt.libfabric) {
+    r["place_note"] =
+        "libfabric is loaded, whose memory monitors are not told of moved pages: received data "
+        "was copied";
+  } else if (rt.settings.move_pages && rt.exposed.load()) {
+    r["place_note"] =
+        "MPI was handed memory beyond a call (a window or MPI_Alloc_mem): received data was "
+        "copied from then on";
+  }
   return r;
 }
 
@@ -117,6 +129,7 @@ json metadata(Runtime& rt, int size) {
   m["partitioned"] = routed ? "overlap" : "mpi";
   if (!partitioned_routing_compiled() && rt.settings.partitioned_overlap)
     m["partitioned_note"] = "this MPI has no partitioned API (MPI_VERSION < 4): nothing to route";
+  m["place"] = rt.settings.move_pages ? "move" : "copy";
   m["command"] = rt.argv;
   m["overlap_version"] = OVERLAP_VERSION;
   const std::time_t now = std::time(nullptr);

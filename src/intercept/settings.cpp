@@ -93,6 +93,15 @@ bool parse_partitioned(std::string_view text, std::string_view what) {
                   what, text));
 }
 
+bool parse_place(std::string_view text, std::string_view what) {
+  if (text == "move") return true;
+  if (text == "copy") return false;
+  throw UsageError(fmt::format(
+      "{}: '{}' is not allowed; expected move (whole received pages are moved into place) or "
+      "copy",
+      what, text));
+}
+
 Settings settings_from(const std::map<std::string, std::string>& env) {
   Settings s;
   auto get = [&env](std::string_view name) -> const std::string* {
@@ -105,6 +114,7 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
   if (auto* v = get(kEnvDefer)) s.families = parse_families(*v, kEnvDefer);
   if (auto* v = get(kEnvPartitioned))
     s.partitioned_overlap = parse_partitioned(*v, kEnvPartitioned);
+  if (auto* v = get(kEnvPlace)) s.move_pages = parse_place(*v, kEnvPlace);
   if (auto* v = get(kEnvReport)) {
     if (v->empty()) throw UsageError(fmt::format("{}: an empty path is not allowed", kEnvReport));
     s.report = *v;
@@ -115,7 +125,7 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
 Settings settings_from_environment() {
   std::map<std::string, std::string> env;
   for (std::string_view name :
-       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned}) {
+       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned, kEnvPlace}) {
     if (const char* v = std::getenv(std::string(name).c_str())) env[std::string(name)] = v;
   }
   return settings_from(env);
@@ -129,6 +139,7 @@ std::map<std::string, std::string> environment_of(const Settings& s) {
   env[std::string(kEnvDefer)] = families_text(s.families);
   if (!s.report.empty()) env[std::string(kEnvReport)] = s.report;
   env[std::string(kEnvPartitioned)] = s.partitioned_overlap ? "overlap" : "mpi";
+  env[std::string(kEnvPlace)] = s.move_pages ? "move" : "copy";
   return env;
 }
 

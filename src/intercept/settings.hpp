@@ -30,6 +30,10 @@ struct Settings {
   // OVERLAP_INTERCEPT_PARTITIONED=overlap|mpi: a program's own MPI_Psend_init family goes
   // to liboverlap's partitioned layer (where MPI has that API), or stays MPI's.
   bool partitioned_overlap = true;
+  // OVERLAP_INTERCEPT_PLACE=move|copy: a received message that fills whole pages is moved
+  // into the program's buffer (mremap) or copied (docs/overlap-run.md, "Placing received
+  // data").
+  bool move_pages = true;
 };
 
 inline constexpr std::string_view kEnvEnabled = "OVERLAP_INTERCEPT";
@@ -38,6 +42,7 @@ inline constexpr std::string_view kEnvMinSize = "OVERLAP_INTERCEPT_MIN_SIZE";
 inline constexpr std::string_view kEnvDefer = "OVERLAP_INTERCEPT_DEFER";
 inline constexpr std::string_view kEnvReport = "OVERLAP_INTERCEPT_REPORT";
 inline constexpr std::string_view kEnvPartitioned = "OVERLAP_INTERCEPT_PARTITIONED";
+inline constexpr std::string_view kEnvPlace = "OVERLAP_INTERCEPT_PLACE";
 
 Policy parse_policy(std::string_view text, std::string_view what);
 std::string_view policy_name(Policy p);
@@ -49,6 +54,8 @@ std::string families_text(const Families& f);
 bool parse_on_off(std::string_view text, std::string_view what);
 // "overlap" (true) or "mpi" (false).
 bool parse_partitioned(std::string_view text, std::string_view what);
+// "move" (true) or "copy" (false).
+bool parse_place(std::string_view text, std::string_view what);
 
 // From environment variables (name -> value; missing names keep the defaults).
 Settings settings_from(const std::map<std::string, std::string>& env);

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 4
+#define OVX_SHIM_ABI 5
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -34,6 +34,9 @@ struct ovx_thread_state {
   uintptr_t retry_addr;
   uint64_t retry_generation;
   int kind; /* 0 not known yet, 1 a program's thread, 2 liboverlap's progress thread */
+  /* Names the thread for as long as the process lives (never reused, unlike the address
+   * of this state after a thread exits); thread_state() sets it on first use. */
+  uint64_t serial;
 };
 
 struct ovx_shim {
@@ -62,6 +65,9 @@ struct ovx_core {
   /* MPI_Init / MPI_Init_thread (thread_form 0 / 1). */
   int (*init)(int* argc, char*** argv, int required, int* provided, int thread_form);
   void (*fence)(void); /* completes every deferred transfer */
+  /* MPI may now hold memory registered beyond a call (EXPOSE entries): received pages are
+   * copied into place from now on, never moved (docs/overlap-run.md). */
+  void (*expose)(void);
   /* Fences limited to what a call can observe (mpi_footprints.h): each completes the
    * calling thread's deferred transfers and the other threads' transfers that conflict
    * with the call's buffers, one per signature shape (footprint.hpp); `write` 0 when the

@@ -39,9 +39,10 @@ struct Slot {
   std::atomic<std::uintptr_t> touch_pc{0};
   std::atomic<std::uint32_t> faults{0};
   std::atomic<std::uint64_t> stall_ns{0};
-  // The posting thread (its shim thread state): a fence waits for the calling thread's
-  // own transfers whatever their buffers. Atomic: a fence may read a slot being reused.
-  std::atomic<const void*> owner{nullptr};
+  // The posting thread (its shim thread state's serial): a fence waits for the calling
+  // thread's own transfers whatever their buffers. Atomic: a fence may read a slot being
+  // reused.
+  std::atomic<std::uint64_t> owner{0};
   // Set before the slot is published, read after.
   Call call = Call::send;
   std::uintptr_t site = 0;
@@ -51,6 +52,7 @@ struct Slot {
   // to place_addr in the program's memory; a copy of outgoing data.
   BouncePool::Buffer recv_bounce, send_bounce;
   std::uintptr_t place_addr = 0;
+  bool movable = false;  // its pages may be moved into place (placement.hpp)
   MPI_Status status{};
   SlotPart parts[2];
 };

@@ -10,10 +10,14 @@
  *   segv                     the program's own SIGSEGV handlers still get their faults
  *   fork                     fork() with a transfer in flight
  *   touchline                a receive touched at a known line (the report must name it)
+ *   place SEED ITERATIONS    large receives, shorter than their buffers, into glibc mmap
+ *                            blocks and aligned mappings, touched at once or later; from
+ *                            half way on after MPI_Alloc_mem (then copied, not moved)
  *   fence-threads SEED ROUNDS  one thread's collective while another thread's transfer is
  *                            deferred (MPI_THREAD_MULTIPLE, 2 ranks; see mode_fence_threads) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <malloc.h>
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -631,6 +635,50 @@ static void mode_fence_threads(uint64_t seed, int rounds) {
   MPI_Comm_free(&x.comm_b);
 }
 
+/* ---- place: receives whose pages are moved into place, then copied --------------------
+ * (docs/overlap-run.md, "Placing received data"). Rank 0 sends, rank 1 receives into a
+ * buffer longer than the message, prefilled: the message's bytes must arrive and every
+ * other byte keep its value (a heap block's header too: free() would abort). */
+static void place_one(unsigned char* buf, size_t cap, size_t n, uint64_t seed, int kase,
+                      int late) {
+  if (rank == 0) {
+    unsigned char* out = malloc(n);
+    fill(out, n, seed, kase);
+    MPI_Send(out, (int)n, MPI_BYTE, 1, 20, MPI_COMM_WORLD);
+    free(out);
+  } else if (rank == 1) {
+    memset(buf, 0x5a, cap);
+    MPI_Recv(buf, (int)cap, MPI_BYTE, 0, 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (late) compute(20);
+    check(buf, n, seed, kase, "place");
+    for (size_t i = n; i < cap; i++) {
+      if (buf[i] != 0x5a) fail("place: a byte past the message changed", kase, (long)i);
+    }
+  }
+}
+
+static void mode_place(uint64_t seed, int iterations) {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* large blocks come from mmap, header and all */
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  for (int it = 0; it < iterations; it++) {
+    if (it == iterations / 2) {
+      void* mem = NULL;
+      MPI_Alloc_mem(4096, MPI_INFO_NULL, &mem);
+      MPI_Free_mem(mem);
+    }
+    const size_t n = (size_t)(1 << 20) + (size_t)(it * 7919) % (3 * page) + 1;
+    const size_t cap = n + (size_t)(it * 104729) % (2 * page);
+    unsigned char* block = malloc(cap);
+    place_one(block, cap, n, seed, 2 * it, it % 2);
+    free(block);
+    const size_t len = (n + page - 1) / page * page;
+    unsigned char* mapped = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                 -1, 0);
+    place_one(mapped, len, n - (size_t)it % 2 * 100, seed, 2 * it + 1, (it + 1) % 2);
+    munmap(mapped, len);
+  }
+}
+
 /* ---- touchline: the report must name these two lines -------------------------------- */
 static void mode_touchline(void) {
   const size_t n = 2 << 20;
@@ -685,6 +733,8 @@ int main(int argc, char** argv) {
     mode_fork();
   else if (strcmp(mode, "touchline") == 0)
     mode_touchline();
+  else if (strcmp(mode, "place") == 0)
+    mode_place(seed, iterations);
   else
     fail("unknown mode", 0, 0);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -206,6 +206,20 @@ TEST(BufferMemory, AnonymousPrivateMappingsOnly) {
   EXPECT_FALSE(anonymous_private(regions, 0x0, 0x1000));     // unmapped
 }
 
+TEST(BufferMemory, FileBackedWhereAnyByteMapsAFile) {
+  const auto regions = parse_maps(
+      "1000-3000 rw-p 00000000 00:00 0 \n"
+      "3000-4000 rw-p 00000000 00:00 0          [heap]\n"
+      "4000-6000 rw-p 00001000 08:01 77         /lib/libx.so\n"
+      "6000-7000 rw-p 00000000 00:00 0 \n");
+  EXPECT_FALSE(file_backed(regions, 0x1000, 0x4000));  // anonymous and [heap]
+  EXPECT_TRUE(file_backed(regions, 0x4000, 0x5000));
+  EXPECT_TRUE(file_backed(regions, 0x3000, 0x4001));  // its last byte
+  EXPECT_TRUE(file_backed(regions, 0x5fff, 0x7000));  // its first byte
+  EXPECT_FALSE(file_backed(regions, 0x6000, 0x7000));
+  EXPECT_FALSE(file_backed(regions, 0x800, 0x1000));  // before every mapping
+}
+
 TEST(Settings, ParsesAndRefusesWithOneLine) {
   const Settings s = settings_from({{"OVERLAP_PROGRESS", "caller"},
                                     {"OVERLAP_INTERCEPT_MIN_SIZE", "1MiB"},
@@ -223,6 +237,10 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   const Settings mpi = settings_from({{"OVERLAP_INTERCEPT_PARTITIONED", "mpi"}});
   EXPECT_FALSE(mpi.partitioned_overlap);
   EXPECT_FALSE(settings_from(environment_of(mpi)).partitioned_overlap);
+  EXPECT_TRUE(s.move_pages);  // moved by default
+  const Settings copy = settings_from({{"OVERLAP_INTERCEPT_PLACE", "copy"}});
+  EXPECT_FALSE(copy.move_pages);
+  EXPECT_FALSE(settings_from(environment_of(copy)).move_pages);
   for (auto [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
                                                         {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
@@ -230,6 +248,7 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
                                                         {"OVERLAP_INTERCEPT_DEFER", "send,isend"},
                                                         {"OVERLAP_INTERCEPT", "yes"},
                                                         {"OVERLAP_INTERCEPT_PARTITIONED", "on"},
+                                                        {"OVERLAP_INTERCEPT_PLACE", "remap"},
                                                         {"OVERLAP_INTERCEPT_REPORT", ""}}) {
     try {
       settings_from({{name, value}});
