@@ -73,7 +73,7 @@ class AsMpi {
 };
 
 void* move_range(void* from, std::size_t len, int flags, void* to) {
-  const long r = syscall(SYS_mremap, from, len, len, flags, to);
+  const long r = syscall(SYS_mremap, from, len, len, static_cast<unsigned long>(flags), to);
   return r == -1 ? MAP_FAILED : reinterpret_cast<void*>(r);
 }
 

@@ -1,5 +1,6 @@
 // Placing a deferred receive's data in the program's pages, which stay no-access until it
-// is all there (the program must never see half a message). Two ways:
+// is all there (the program must never see half a message). Two ways (copy by default;
+// move with --place move, docs/overlap-run.md says when that is safe):
 //  - move: the internal buffer has the same layout within its pages as the program's
 //    buffer, so when the message fills whole pages, the buffer's pages are swapped with the
 //    program's (two mremap() calls: ~20 us per 2 MiB, against ~0.5-1 ms for the copy);

@@ -237,10 +237,10 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   const Settings mpi = settings_from({{"OVERLAP_INTERCEPT_PARTITIONED", "mpi"}});
   EXPECT_FALSE(mpi.partitioned_overlap);
   EXPECT_FALSE(settings_from(environment_of(mpi)).partitioned_overlap);
-  EXPECT_TRUE(s.move_pages);  // moved by default
-  const Settings copy = settings_from({{"OVERLAP_INTERCEPT_PLACE", "copy"}});
-  EXPECT_FALSE(copy.move_pages);
-  EXPECT_FALSE(settings_from(environment_of(copy)).move_pages);
+  EXPECT_FALSE(s.move_pages);  // copied by default
+  const Settings move = settings_from({{"OVERLAP_INTERCEPT_PLACE", "move"}});
+  EXPECT_TRUE(move.move_pages);
+  EXPECT_TRUE(settings_from(environment_of(move)).move_pages);
   for (auto [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
                                                         {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
