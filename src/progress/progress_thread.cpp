@@ -34,7 +34,6 @@ ProgressThread::ProgressThread(Scheduler& scheduler, const EngineConfig& config,
     : scheduler_(scheduler), hooks_(std::move(hooks)) {
   if (config.policy == ProgressPolicy::shared) {
     thread_ = std::jthread([this, b = config.backoff](std::stop_token st) {
-      const std::stop_callback wake(st, [this] { scheduler_.doorbell().ring(); });
       name_this_thread();
       set_timer_slack(b.timer_slack);
       run_shared(st, b);
@@ -102,13 +101,8 @@ bool ProgressThread::pause(const std::stop_token& stop, std::chrono::microsecond
 
 bool ProgressThread::pause_unless_hurried(const std::stop_token& stop,
                                           std::chrono::microseconds d) {
-  // Noted before the checks: a hurry() or stop after them rings, and the wait sees it.
-  const std::uint32_t seen = scheduler_.doorbell().rings();
-  if (stop.stop_requested()) return false;
-  if (scheduler_.hurried()) return true;
-  sleeps_.fetch_add(1, std::memory_order_relaxed);
-  scheduler_.doorbell().wait(seen, d);
-  return !stop.stop_requested();
+  if (!scheduler_.hurried()) sleeps_.fetch_add(1, std::memory_order_relaxed);
+  return scheduler_.sleep_unless_submitted(stop, d, std::nullopt) != Scheduler::Woken::stopped;
 }
 
 bool ProgressThread::pause_for_work(const std::stop_token& stop, std::chrono::microseconds d,

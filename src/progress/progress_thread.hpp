@@ -67,8 +67,8 @@ class ProgressThread {
   int pass();
   // Sleeps for `d` unless stopped first; false when stopped.
   bool pause(const std::stop_token& stop, std::chrono::microseconds d);
-  // shared's pause: sleeps for `d` on the scheduler's doorbell, which hurry() and a stop
-  // ring. False when stopped.
+  // shared's pause (Scheduler::sleep_unless_submitted without a submission count): ends
+  // early on a hurry() or a stop. False when stopped.
   bool pause_unless_hurried(const std::stop_token& stop, std::chrono::microseconds d);
   // shared's pause: also ends when something is submitted after the `seen`-th submission
   // (then the backoff starts over). False when stopped.

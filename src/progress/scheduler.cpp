@@ -158,12 +158,14 @@ bool Scheduler::wait_for_work(std::stop_token stop) {
 
 Scheduler::Woken Scheduler::sleep_unless_submitted(const std::stop_token& stop,
                                                    std::chrono::microseconds d,
-                                                   std::uint64_t seen) {
+                                                   std::optional<std::uint64_t> seen) {
   // Noted before the checks: a submission, hurry() or stop after them rings, and the wait
   // sees the doorbell changed.
   const std::uint32_t rung = doorbell_.rings();
   const std::stop_callback wake(stop, [this] { doorbell_.ring(); });
-  const auto submitted = [&] { return submissions_.load(std::memory_order_acquire) != seen; };
+  const auto submitted = [&] {
+    return seen && submissions_.load(std::memory_order_acquire) != *seen;
+  };
   if (!stop.stop_requested() && !submitted() && !hurried()) doorbell_.wait(rung, d);
   if (stop.stop_requested()) return Woken::stopped;
   return submitted() ? Woken::submitted : Woken::timeout;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
@@ -63,15 +64,16 @@ class Scheduler {
   bool wait_for_work(std::stop_token stop);
   // Graphs and watches submitted so far (a progress thread notes it before a pass).
   std::uint64_t submissions() const { return submissions_.load(std::memory_order_acquire); }
-  // For progress threads between passes: sleeps for `d` on the doorbell, unless a
-  // submission beyond the `seen`-th arrives first (wake on submit: a new collective need
-  // not wait out a pause), a hurry() rings or `stop` is requested. Submissions ring the
-  // doorbell once ring_on_submit(true) was called (a shared thread with wake on submit
-  // does; otherwise they leave its pauses alone: the pacing is the point).
+  // For progress threads between passes, the one way they pause: sleeps for `d` on the
+  // doorbell unless `stop` is requested, the scheduler is hurried (hurry() also rings) or,
+  // with `seen`, a submission beyond the `seen`-th arrives first (wake on submit: a new
+  // collective need not wait out a pause). Submissions ring the doorbell once
+  // ring_on_submit(true) was called (a shared thread with wake on submit does; otherwise
+  // they leave its pauses alone: the pacing is the point).
   enum class Woken { timeout, submitted, stopped };
   void ring_on_submit(bool on) { ring_on_submit_.store(on, std::memory_order_release); }
   Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
-                               std::uint64_t seen);
+                               std::optional<std::uint64_t> seen);
 
   // Urgency: a thread is blocked until something this scheduler completes is done, and
   // cannot make passes itself (the interception layer's fault handler, docs/overlap-run.md).
@@ -84,8 +86,6 @@ class Scheduler {
   }
   void unhurry() noexcept { urgent_.fetch_sub(1, std::memory_order_acq_rel); }
   bool hurried() const { return urgent_.load(std::memory_order_acquire) > 0; }
-  // What progress threads pause on between passes (rung by hurry(), and on their stop).
-  Doorbell& doorbell() { return doorbell_; }
 
   // Shutdown of an erroneous program (work still in flight at MPI_Finalize): abandons
   // every graph, then runs passes until nothing they posted is left running, or `grace`
@@ -139,7 +139,7 @@ class Scheduler {
   std::atomic<RequestTester*> hold_tester_{nullptr};
   std::atomic<int> urgent_{0};
   std::atomic<bool> ring_on_submit_{false};
-  Doorbell doorbell_;
+  Doorbell doorbell_;  // what progress threads pause on (sleep_unless_submitted)
 };
 
 }  // namespace overlap::progress
