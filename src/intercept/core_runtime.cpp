@@ -1,7 +1,5 @@
 #include "intercept/core_runtime.hpp"
 
-#include "intercept/placement.hpp"
-
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -12,6 +10,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "intercept/placement.hpp"
 
 namespace overlap::intercept {
 

@@ -16,6 +16,7 @@
 #include "intercept/buffer_memory.hpp"
 #include "intercept/call_sites.hpp"
 #include "intercept/footprint.hpp"
+#include "intercept/placement_reason.hpp"
 #include "intercept/progress_driver.hpp"
 #include "intercept/protection_map.hpp"
 #include "intercept/settings.hpp"
@@ -52,12 +53,9 @@ struct Runtime {
   int pid = 0;
   std::size_t page = 4096;
   int mem_fd = -1;  // /proc/self/mem, to place received data
-  // Whether received pages may be moved into place (placement.hpp): the setting, unless
-  // libfabric is loaded (`libfabric`) and until MPI is handed memory beyond a call
-  // (`exposed`).
-  std::atomic<bool> pages_movable{false};
-  std::atomic<bool> exposed{false};
-  bool libfabric = false;
+  // Why received data is copied although --place move was asked (placement.hpp); the
+  // first reason stays.
+  std::atomic<CopyReason> copy_reason{CopyReason::none};
   std::atomic<std::uint64_t> placed_by_move{0}, placed_by_copy{0};
   // glibc heap block headers can be read (not under a sanitizer's own allocator, whose
   // blocks look different: there only page-aligned ends count as owned).

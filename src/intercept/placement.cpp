@@ -92,18 +92,23 @@ bool swap_pages(Slot& s, std::size_t n) {
     return false;
   }
   void* program = reinterpret_cast<void*>(plo);
-  AsMpi as_mpi;
-  // Before the moves, as the hooks would (a refused move leaves only a cache entry less).
-  announce_changed(program, len);
-  announce_changed(bounce, len);
   void* former = move_range(program, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, nullptr);
-  if (former == MAP_FAILED) return false;  // e.g. a kernel before 5.7
+  if (former == MAP_FAILED) {
+    // E.g. a kernel before 5.7: it would refuse every later move too, after their reads.
+    stop_moving(CopyReason::refused);
+    return false;
+  }
   if (move_range(bounce, len, MREMAP_MAYMOVE | MREMAP_FIXED, program) == MAP_FAILED) {
     if (move_range(former, len, MREMAP_MAYMOVE | MREMAP_FIXED, program) == MAP_FAILED) {
       fatal("could not put a buffer's pages back after a failed move");
     }
     return false;
   }
+  // No MPI operation uses either range meanwhile (the program's pages are a transfer's,
+  // the internal buffer's transfer is complete), so the caches may learn of it now.
+  AsMpi as_mpi;
+  announce_changed(program, len);
+  announce_changed(bounce, len);
   // The program's former pages are the internal buffer now: writable again, and of
   // exactly the length moved (the rest of the old one, if any, goes).
   if (syscall(SYS_mprotect, former, len, PROT_READ | PROT_WRITE) != 0) {
@@ -118,7 +123,7 @@ bool swap_pages(Slot& s, std::size_t n) {
 
 void place_received(Slot& s, std::size_t n) {
   Runtime& rt = runtime();
-  if (s.movable && n >= kMoveMinBytes && rt.pages_movable.load(std::memory_order_acquire) &&
+  if (s.movable && n >= kMoveMinBytes && rt.copy_reason.load() == CopyReason::none &&
       swap_pages(s, n)) {
     rt.placed_by_move.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -146,14 +151,14 @@ void init_placement() {
   ucm_unmapped = reinterpret_cast<UcmUnmapped>(dlsym(RTLD_DEFAULT, "ucm_vm_munmap"));
   opal_released =
       reinterpret_cast<OpalReleased>(dlsym(RTLD_DEFAULT, "opal_mem_hooks_release_hook"));
-  rt.libfabric = libfabric_loaded();
-  rt.pages_movable = rt.settings.move_pages && !rt.libfabric && !rt.exposed.load();
+  if (libfabric_loaded()) stop_moving(CopyReason::libfabric);
 }
 
-void stop_moving_pages() {
-  Runtime& rt = runtime();
-  rt.exposed.store(true, std::memory_order_relaxed);
-  rt.pages_movable.store(false, std::memory_order_release);
+void stop_moving(CopyReason why) {
+  CopyReason none = CopyReason::none;
+  runtime().copy_reason.compare_exchange_strong(none, why);
 }
+
+void stop_moving_pages() { stop_moving(CopyReason::exposed); }
 
 }  // namespace overlap::intercept

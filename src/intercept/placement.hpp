@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "intercept/placement_reason.hpp"
 #include "intercept/transfer_table.hpp"
 
 namespace overlap::intercept {
@@ -36,7 +37,10 @@ void place_received(Slot& s, std::size_t n);
 // At MPI_Init: finds the registration caches' notification functions.
 void init_placement();
 
-// From now on received data is copied, never moved (MPI was handed memory beyond a call).
+// From now on received data is copied, for `why` (the first reason given stays).
+void stop_moving(CopyReason why);
+
+// The EXPOSE entries' hook (shim_api.h): stop_moving(CopyReason::exposed).
 void stop_moving_pages();
 
 }  // namespace overlap::intercept

@@ -95,14 +95,9 @@ json rank_json(Runtime& rt, int rank) {
   // How received data reached the program's pages (placement.hpp).
   r["placed_by_move"] = rt.placed_by_move.load();
   r["placed_by_copy"] = rt.placed_by_copy.load();
-  if (rt.settings.move_pages && rt.libfabric) {
-    r["place_note"] =
-        "libfabric is loaded, whose memory monitors are not told of moved pages: received data "
-        "was copied";
-  } else if (rt.settings.move_pages && rt.exposed.load()) {
-    r["place_note"] =
-        "MPI was handed memory beyond a call (a window or MPI_Alloc_mem): received data was "
-        "copied from then on";
+  if (const CopyReason why = rt.copy_reason.load();
+      rt.settings.move_pages && why != CopyReason::none) {
+    r["place_note"] = copy_reason_text(why);
   }
   return r;
 }
