@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
                  "layer, early-bird transfer; default where MPI has that API) or mpi (MPI's own) "
                  "[OVERLAP_INTERCEPT_PARTITIONED]");
   app.add_option("--place", place,
-                 "how a received message reaches the buffer: copy (default) or move (its "
-                 "pages are moved into place: faster; see docs/overlap-run.md for when it is "
-                 "safe) [OVERLAP_INTERCEPT_PLACE]");
+                 "how a received message reaches the buffer: move (default: its pages are "
+                 "moved into place where that is safe, docs/overlap-run.md, else copied) or "
+                 "copy (always copied) [OVERLAP_INTERCEPT_PLACE]");
   app.add_flag("--off", off,
                "preload but intercept nothing (the same run without overlap) "
                "[OVERLAP_INTERCEPT=off]");

@@ -85,16 +85,6 @@ bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, st
          it->writable;
 }
 
-bool file_backed(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi) {
-  auto it = std::upper_bound(regions.begin(), regions.end(), lo,
-                             [](std::uintptr_t a, const Region& r) { return a < r.lo; });
-  if (it != regions.begin()) --it;
-  for (; it != regions.end() && it->lo < hi; ++it) {
-    if (it->hi > lo && !it->name.empty() && it->name.front() == '/') return true;
-  }
-  return false;
-}
-
 Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, bool slack_ok,
                      const WordReader& read_word, const MappingCheck& anonymous) {
   Edges e;
@@ -118,6 +108,8 @@ Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, boo
   if (!anonymous(base, base + mapped)) return e;
   e.head_owned = true;
   if (!e.tail_owned) e.tail_owned = slack_ok;
+  e.block_lo = base;
+  e.block_hi = base + mapped;
   return e;
 }
 

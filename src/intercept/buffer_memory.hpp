@@ -38,10 +38,6 @@ MemoryKind classify(const std::vector<Region>& regions, std::uintptr_t lo, std::
 // (sorted), as a block glibc took from mmap() does.
 bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
 
-// Whether any byte of [lo, hi) lies in a mapping of a file (its name is a path) in
-// `regions` (sorted): received pages are moved only into anonymous memory.
-bool file_backed(const std::vector<Region>& regions, std::uintptr_t lo, std::uintptr_t hi);
-
 // Reads 8 bytes at an address without faulting (nullopt when not readable).
 using WordReader = std::function<std::optional<std::uint64_t>(std::uintptr_t)>;
 // Whether [lo, hi) lies inside one private, writable, anonymous mapping.
@@ -50,6 +46,8 @@ using MappingCheck = std::function<bool(std::uintptr_t, std::uintptr_t)>;
 struct Edges {
   bool head_owned = false;  // the first page holds nothing another party may touch
   bool tail_owned = false;  // the last page likewise
+  // The glibc block from mmap() the data lies in, page aligned ([0, 0) when none found).
+  std::uintptr_t block_lo = 0, block_hi = 0;
 };
 
 // For the data [lo, hi): `slack_ok` = the program is not MPI_THREAD_MULTIPLE (another
@@ -65,10 +63,6 @@ class MemoryRegions {
  public:
   MemoryKind classify(std::uintptr_t lo, std::uintptr_t hi);
   bool anonymous_private(std::uintptr_t lo, std::uintptr_t hi);
-  // From the snapshot as it is (classify() has just read it for the same range).
-  bool file_backed(std::uintptr_t lo, std::uintptr_t hi) const {
-    return intercept::file_backed(regions_, lo, hi);
-  }
 
  private:
   void refresh();

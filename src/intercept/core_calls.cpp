@@ -20,6 +20,7 @@
 #include "intercept/placement.hpp"
 #include "intercept/run_report.hpp"
 #include "intercept/status_codec.hpp"
+#include "intercept/ucx_events.hpp"
 
 namespace overlap::intercept {
 
@@ -387,34 +388,6 @@ void core_settle_free(void* pointer) {
   settle(p - 16, p + (size > 16 ? size - 16 : 0), true);
 }
 
-// UCX (MPICH's ch4:ucx, Open MPI's pml ucx) patches the program's munmap/mremap/madvise
-// calls to its own hooks, which then call libc's directly: our wrappers of those are never
-// reached. UCX announces the unmapping to its event handlers first, so ours settles there.
-// (Layout of ucm_event_t's vm_unmapped member: address, size; ucm/api/ucm.h.)
-struct UcmVmEvent {
-  void* address;
-  std::size_t size;
-};
-constexpr int kUcmEventVmUnmapped = 1 << 17;
-
-void on_ucm_vm_unmapped(int /*event_type*/, void* event, void* /*arg*/) {
-  Runtime& rt = runtime();
-  if (!rt.active || rt.shim->thread_state()->in_mpi > 0 ||
-      __atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) == 0) {
-    return;
-  }
-  const auto* e = static_cast<const UcmVmEvent*>(event);
-  const auto lo = reinterpret_cast<std::uintptr_t>(e->address);
-  settle(lo, lo + e->size, true);
-}
-
-void hook_ucx_unmap_events() {
-  using SetHandler = int (*)(int events, int priority, void (*cb)(int, void*, void*), void* arg);
-  if (auto set = reinterpret_cast<SetHandler>(dlsym(RTLD_DEFAULT, "ucm_set_event_handler"))) {
-    set(kUcmEventVmUnmapped, 0, on_ucm_vm_unmapped, nullptr);
-  }
-}
-
 void prepare_fork() {
   if (runtime().active) settle_all();
 }
@@ -448,6 +421,9 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   rt.mpi_provided = got;
   rt.program_provided = std::min(rt.program_required, got);
   if (provided != nullptr) *provided = rt.program_provided;
+  // UCX (loaded by MPI_Init) may have put its memory hooks on the shim's exports, which
+  // are there with --off too.
+  follow_ucx_memory_events();
   if (!rt.settings.enabled) return MPI_SUCCESS;
   if (rt.policy != Policy::caller && got < MPI_THREAD_MULTIPLE) {
     rt.policy_note = "MPI did not provide MPI_THREAD_MULTIPLE, which a progress thread needs";
@@ -487,7 +463,6 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   }
   init_placement();
   install_fault_handler();
-  hook_ucx_unmap_events();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
   rt.active = true;
   return MPI_SUCCESS;

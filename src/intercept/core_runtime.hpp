@@ -16,6 +16,7 @@
 #include "intercept/buffer_memory.hpp"
 #include "intercept/call_sites.hpp"
 #include "intercept/footprint.hpp"
+#include "intercept/move_gate.hpp"
 #include "intercept/placement_reason.hpp"
 #include "intercept/progress_driver.hpp"
 #include "intercept/protection_map.hpp"
@@ -46,6 +47,10 @@ struct Runtime {
   Settings settings;
   Policy policy = Policy::shared;
   std::string policy_note;  // why the policy differs from the one asked for
+  // UCX's memory hooks found on the shim's wrappers and put on libc's functions
+  // (ucx_hook_mirror.hpp), and why that failed where it did.
+  int memory_hooks_mirrored = 0;
+  std::string memory_hooks_failure;
   int program_required = MPI_THREAD_SINGLE;
   int program_provided = MPI_THREAD_SINGLE;  // what the program is told
   int mpi_provided = MPI_THREAD_SINGLE;      // what MPI gave us
@@ -53,10 +58,13 @@ struct Runtime {
   int pid = 0;
   std::size_t page = 4096;
   int mem_fd = -1;  // /proc/self/mem, to place received data
-  // Why received data is copied although --place move was asked (placement.hpp); the
-  // first reason stays.
+  // Why received data is copied although --place move is in effect (placement.hpp); the
+  // first reason stays, `copy_detail` names the library.
   std::atomic<CopyReason> copy_reason{CopyReason::none};
+  std::atomic<const char*> copy_detail{nullptr};
+  MoveGate move_gate;
   std::atomic<std::uint64_t> placed_by_move{0}, placed_by_copy{0};
+  std::atomic<std::uint64_t> copied_because[kReceiveCopyKinds] = {};
   // glibc heap block headers can be read (not under a sanitizer's own allocator, whose
   // blocks look different: there only page-aligned ends count as owned).
   bool glibc_heap = true;

@@ -127,10 +127,12 @@ bool in_memory_order(MPI_Datatype type, int depth = 0) {
   return ordered;
 }
 
-std::optional<Reason> receive_pages(const Extent& e) {
+// Why a receive's pages cannot be protected, else nullopt and the glibc block it is in.
+std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   const Edges edges = edges_of(e);
   if (!edges.head_owned) return Reason::shares_first_page;
   if (!edges.tail_owned) return Reason::shares_last_page;
+  block = {edges.block_lo, edges.block_hi};
   return std::nullopt;
 }
 
@@ -229,7 +231,8 @@ namespace {
 // Sendrecv_replace, a copy of the outgoing data taken before the pages close). nullptr
 // and `why` when it cannot start.
 Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
-  if (auto pages = receive_pages(e)) {
+  Block block;
+  if (auto pages = receive_pages(e, block)) {
     why = *pages;
     return nullptr;
   }
@@ -251,6 +254,12 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
       std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
     }
   }
+  if (rt.settings.move_pages) {
+    // Before protecting: that splits the mapping the gate looks at.
+    const std::optional<ReceiveCopy> copy = rt.move_gate.check(plo, phi, block);
+    s->movable = !copy;
+    s->copy_why = copy.value_or(ReceiveCopy::stopped);
+  }
   why = Reason::protect_failed;
   if (s->recv_bounce.data == nullptr || (copy_out && s->send_bounce.data == nullptr) ||
       !protect(plo, phi, true)) {
@@ -258,10 +267,6 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
     return nullptr;
   }
   s->place_addr = e.lo;
-  if (rt.settings.move_pages) {
-    std::lock_guard<std::mutex> lock(rt.regions_mutex);
-    s->movable = !rt.regions.file_backed(plo, phi);
-  }
   s->page_lo = plo;
   s->page_hi = phi;
   s->data_lo = e.lo;

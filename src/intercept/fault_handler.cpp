@@ -78,7 +78,9 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     s->touch_pc.store(fault_pc(context), std::memory_order_relaxed);
   }
   s->faults.fetch_add(1, std::memory_order_relaxed);
+  ++thread->in_fault;  // placement from here on copies (placement.cpp)
   wait_slot(*s, s->token.load(std::memory_order_acquire));
+  --thread->in_fault;
   s->stall_ns.fetch_add(now_ns() - start, std::memory_order_relaxed);
   s->handlers.fetch_sub(1, std::memory_order_acq_rel);
   errno = saved_errno;

@@ -45,6 +45,7 @@ void add_partitioned_routes(ovx_core&) {}
 #include <vector>
 
 #include "intercept/core_runtime.hpp"
+#include "intercept/placement.hpp"
 #include "partitioned/intercept_abi.h"
 
 namespace overlap::intercept {
@@ -150,6 +151,7 @@ int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* r
 
 int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  stop_moving_pages();  // the buffer is MPI's (or liboverlap's) until the request is freed
   if (!routing_on()) {
     fence_deferred();
     return PMPI_Psend_init(buf, partitions, count, type, dest, tag, comm, info, request);
@@ -163,6 +165,7 @@ int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
 
 int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  stop_moving_pages();
   if (!routing_on()) {
     fence_deferred();
     return PMPI_Precv_init(buf, partitions, count, type, source, tag, comm, info, request);

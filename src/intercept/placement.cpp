@@ -1,7 +1,5 @@
 #include "intercept/placement.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,26 +13,13 @@ namespace overlap::intercept {
 
 namespace {
 
-// Copies through /proc/self/mem: the kernel writes regardless of protection.
-void copy_into(std::uintptr_t to, const void* from, std::size_t n) {
-  Runtime& rt = runtime();
+// Reads (SYS_pread64) or writes (SYS_pwrite64) n bytes of the program's memory at
+// `program` through /proc/self/mem, which the kernel does regardless of protection.
+bool program_memory(long call, char* local, std::uintptr_t program, std::size_t n) {
+  const int fd = runtime().mem_fd;
   std::size_t done = 0;
   while (done < n) {
-    const long w = syscall(SYS_pwrite64, rt.mem_fd, static_cast<const char*>(from) + done, n - done,
-                           static_cast<off_t>(to + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fatal("cannot place a received message through /proc/self/mem");
-    done += static_cast<std::size_t>(w);
-  }
-}
-
-// Reads the program's no-access bytes [from, from + n) into `to`.
-bool read_program(void* to, std::uintptr_t from, std::size_t n) {
-  Runtime& rt = runtime();
-  std::size_t done = 0;
-  while (done < n) {
-    const long r = syscall(SYS_pread64, rt.mem_fd, static_cast<char*>(to) + done, n - done,
-                           static_cast<off_t>(from + done));
+    const long r = syscall(call, fd, local + done, n - done, static_cast<off_t>(program + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return false;
     done += static_cast<std::size_t>(r);
@@ -42,20 +27,15 @@ bool read_program(void* to, std::uintptr_t from, std::size_t n) {
   return true;
 }
 
-// MPI's registration caches learn that pages changed from their hooks on munmap() and
-// mremap(). The moves below are raw system calls all the same (UCX's mremap hook passes
-// on only four arguments, dropping MREMAP_FIXED's target), so the caches are told here
-// what those hooks would have told them: UCX's (ucm_vm_munmap) and Open MPI's own
-// (opal_mem_hooks_release_hook), where loaded. Looked up at MPI_Init (dlsym is not
-// async-signal-safe; placement may run in the fault handler under policy caller).
-using UcmUnmapped = void (*)(void*, std::size_t);
-using OpalReleased = void (*)(void*, std::size_t, bool);
-UcmUnmapped ucm_unmapped = nullptr;
-OpalReleased opal_released = nullptr;
+void copy_into(std::uintptr_t to, const char* from, std::size_t n) {
+  if (!program_memory(SYS_pwrite64, const_cast<char*>(from), to, n)) {
+    fatal("cannot place a received message through /proc/self/mem");
+  }
+}
 
-void announce_changed(void* addr, std::size_t len) {
-  if (ucm_unmapped != nullptr) ucm_unmapped(addr, len);
-  if (opal_released != nullptr) opal_released(addr, len, false);
+// The program's no-access bytes [from, from + n) into `to`.
+bool read_program(char* to, std::uintptr_t from, std::size_t n) {
+  return program_memory(SYS_pread64, to, from, n);
 }
 
 // While the caches are told (and the tail of a buffer unmapped through libc), this thread
@@ -81,11 +61,12 @@ void* move_range(void* from, std::size_t len, int flags, void* to) {
 // pages move out (DONTUNMAP leaves the range mapped, still no-access, empty), the buffer's
 // move in, in one step each. False, with nothing changed, when the kernel refuses.
 bool swap_pages(Slot& s, std::size_t n) {
+  Runtime& rt = runtime();
   const std::uintptr_t plo = s.page_lo.load(), phi = s.page_hi.load();
   const std::size_t len = phi - plo;
   auto* bounce = static_cast<char*>(s.recv_bounce.data);
   const std::uintptr_t end = s.place_addr + n;  // the first byte the message leaves as it was
-  if (s.recv_bounce.len < len || phi - end > n) return false;
+  if (s.recv_bounce.len < len) return false;
   // Bytes of the pages the message does not write keep the program's values.
   if (!read_program(bounce, plo, s.place_addr - plo) ||
       !read_program(bounce + (end - plo), end, phi - end)) {
@@ -94,21 +75,25 @@ bool swap_pages(Slot& s, std::size_t n) {
   void* program = reinterpret_cast<void*>(plo);
   void* former = move_range(program, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, nullptr);
   if (former == MAP_FAILED) {
-    // E.g. a kernel before 5.7: it would refuse every later move too, after their reads.
-    stop_moving(CopyReason::refused);
+    // A kernel before 5.7 does not know the flag: it would refuse every later move too.
+    // Other errors (ENOMEM at vm.max_map_count, ...) may pass: this receive is copied.
+    if (errno == EINVAL) stop_moving(CopyReason::refused);
     return false;
   }
   if (move_range(bounce, len, MREMAP_MAYMOVE | MREMAP_FIXED, program) == MAP_FAILED) {
     if (move_range(former, len, MREMAP_MAYMOVE | MREMAP_FIXED, program) == MAP_FAILED) {
       fatal("could not put a buffer's pages back after a failed move");
     }
+    syscall(SYS_munmap, former, len);  // what DONTUNMAP left there, empty
     return false;
   }
   // No MPI operation uses either range meanwhile (the program's pages are a transfer's,
-  // the internal buffer's transfer is complete), so the caches may learn of it now.
+  // the internal buffer's transfer is complete), so the caches may learn of it now, and
+  // the shim that the internal buffer's range is no mapping of ours any more.
   AsMpi as_mpi;
-  announce_changed(program, len);
-  announce_changed(bounce, len);
+  rt.move_gate.announce(program, len);
+  rt.move_gate.announce(bounce, len);
+  rt.shim->unmapped(bounce, s.recv_bounce.len);
   // The program's former pages are the internal buffer now: writable again, and of
   // exactly the length moved (the rest of the old one, if any, goes).
   if (syscall(SYS_mprotect, former, len, PROT_READ | PROT_WRITE) != 0) {
@@ -123,40 +108,41 @@ bool swap_pages(Slot& s, std::size_t n) {
 
 void place_received(Slot& s, std::size_t n) {
   Runtime& rt = runtime();
-  if (s.movable && n >= kMoveMinBytes && rt.copy_reason.load() == CopyReason::none &&
-      swap_pages(s, n)) {
+  std::optional<ReceiveCopy> why;
+  if (!s.movable) {
+    why = s.copy_why;
+  } else if (n < kMoveMinBytes) {
+    why = ReceiveCopy::small;
+  } else if (s.page_hi.load() - (s.place_addr + n) > n) {
+    why = ReceiveCopy::small;  // the end page's bytes to keep outweigh the message
+  } else if (rt.shim->thread_state()->in_fault != 0) {
+    // The registration caches' notifications take locks: not from a signal handler.
+    why = ReceiveCopy::fault_handler;
+  } else if (rt.copy_reason.load() != CopyReason::none) {
+    why = ReceiveCopy::stopped;
+  } else if (auto changed = rt.move_gate.recheck(s.page_lo.load(), s.page_hi.load())) {
+    why = changed;  // what the program did since the receive started
+  } else if (!swap_pages(s, n)) {
+    why =
+        rt.copy_reason.load() != CopyReason::none ? ReceiveCopy::stopped : ReceiveCopy::move_failed;
+  }
+  if (!why) {
     rt.placed_by_move.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   copy_into(s.place_addr, static_cast<const char*>(s.recv_bounce.data) + landing_offset(s), n);
   rt.placed_by_copy.fetch_add(1, std::memory_order_relaxed);
+  if (rt.settings.move_pages) {
+    rt.copied_because[static_cast<std::size_t>(*why)].fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
-// Whether libfabric is loaded (by MPI_Init's transports, also into a local scope dlsym
-// would not search): its memory monitors are not told of moves.
-bool libfabric_loaded() {
-  int found = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libfabric.so") != nullptr)
-          *static_cast<int*>(data) = 1;
-        return 0;
-      },
-      &found);
-  return found != 0;
-}
+void init_placement() { runtime().move_gate.init(); }
 
-void init_placement() {
+void stop_moving(CopyReason why, const char* detail) {
   Runtime& rt = runtime();
-  ucm_unmapped = reinterpret_cast<UcmUnmapped>(dlsym(RTLD_DEFAULT, "ucm_vm_munmap"));
-  opal_released =
-      reinterpret_cast<OpalReleased>(dlsym(RTLD_DEFAULT, "opal_mem_hooks_release_hook"));
-  if (libfabric_loaded()) stop_moving(CopyReason::libfabric);
-}
-
-void stop_moving(CopyReason why) {
   CopyReason none = CopyReason::none;
-  runtime().copy_reason.compare_exchange_strong(none, why);
+  if (rt.copy_reason.compare_exchange_strong(none, why)) rt.copy_detail.store(detail);
 }
 
 void stop_moving_pages() { stop_moving(CopyReason::exposed); }

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -17,10 +19,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "intercept/mpi_footprints.h"
+#include "intercept/range_set.h"
 #include "intercept/shim_api.h"
 
 #define OVX_EXPORT __attribute__((visibility("default")))
@@ -159,7 +163,116 @@ OVX_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
   return next_signal(sig, handler);
 }
 
+/* ---- what the program set on its mappings, and the mappings it made ---------------
+ * Received pages are moved into place only where nothing the program set lives in the
+ * mapping (madvise advice, mlock, protection keys: a move would replace the mapping, and
+ * with it these), and only into a whole mapping (move_gate.hpp). The kernel merges
+ * neighbouring mappings, so which ranges the program mapped as one is recorded here, from
+ * the start (the core comes at MPI_Init): mmap() adds, munmap() forgets what it removes,
+ * mremap() carries both along. Once the record of marks is full, every page counts as
+ * marked; a mapping not recorded is not moved into (a glibc heap block aside). */
+static struct ovx_range mark_entries[256], mapping_entries[1024];
+static struct ovx_range_set marks = {mark_entries, 256, 0, 0};
+static struct ovx_range_set mappings = {mapping_entries, 1024, 0, 0};
+static _Atomic int all_marked; /* mlockall() */
+
+static void mark(const void* addr, size_t len) {
+  ovx_ranges_add(&marks, (uintptr_t)addr, (uintptr_t)addr + len);
+}
+
+static int marked(uintptr_t lo, uintptr_t hi) {
+  return atomic_load(&all_marked) || __atomic_load_n(&marks.overflowed, __ATOMIC_ACQUIRE) ||
+         ovx_ranges_overlap(&marks, lo, hi);
+}
+
+static int mapped_whole(uintptr_t lo, uintptr_t hi) { return ovx_ranges_has(&mappings, lo, hi); }
+
+static uintptr_t page_end(uintptr_t lo, size_t len) {
+  static _Atomic uintptr_t page;
+  uintptr_t p = atomic_load_explicit(&page, memory_order_relaxed);
+  if (p == 0) atomic_store_explicit(&page, p = (uintptr_t)sysconf(_SC_PAGESIZE), memory_order_relaxed);
+  return (lo + len + p - 1) & ~(p - 1);
+}
+
+/* Before an unmapping (the records go first: after it, another thread may already map
+ * and mark the same addresses). Should the unmapping then fail, the caller marks the
+ * range: what was set there may still be there. */
+static void unmapped(const void* addr, size_t len) {
+  const uintptr_t lo = (uintptr_t)addr, hi = page_end(lo, len);
+  /* A mapping partly gone is no longer known whole; a mark applies to what is left. */
+  ovx_ranges_forget_overlapping(&mappings, lo, hi);
+  ovx_ranges_subtract(&marks, lo, hi);
+}
+
+/* After an mmap() that returned addr. Flags other than these leave something in the
+ * mapping a move would not carry (MAP_LOCKED, MAP_GROWSDOWN, MAP_NORESERVE, MAP_STACK's
+ * no-huge-page advice, MAP_HUGETLB, MAP_DROPPABLE, ...): the range counts as marked. */
+static void mapped(const void* addr, size_t len, int flags) {
+  const uintptr_t lo = (uintptr_t)addr, hi = page_end(lo, len);
+  int plain = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE;
+#ifdef MAP_FIXED_NOREPLACE
+  plain |= MAP_FIXED_NOREPLACE;
+#endif
+  if (!(flags & MAP_ANONYMOUS) || (flags & MAP_TYPE) != MAP_PRIVATE) return;
+  if (flags & ~plain) ovx_ranges_add(&marks, lo, hi);
+  /* A MAP_FIXED mapping may replace part of a larger one the kernel merges it back into
+   * (a common way to discard pages): not a whole mapping of its own. */
+  if (!(flags & MAP_FIXED)) ovx_ranges_add(&mappings, lo, hi);
+}
+
+/* After mremap(old, old_size, ..., flags) -> [moved, new_size). With MREMAP_DONTUNMAP the
+ * old range stays mapped, as it was. */
+static void remapped(const void* old, size_t old_size, const void* moved, size_t new_size,
+                     int flags) {
+  const uintptr_t lo = (uintptr_t)old, hi = page_end(lo, old_size);
+  const int whole = mapped_whole(lo, hi), was_marked = marked(lo, hi);
+#ifdef MREMAP_DONTUNMAP
+  const int keep = (flags & MREMAP_DONTUNMAP) != 0;
+#else
+  const int keep = 0;
+#endif
+  if (!keep) unmapped(old, old_size);
+  const uintptr_t to = (uintptr_t)moved;
+  ovx_ranges_forget_overlapping(&mappings, to, page_end(to, new_size));  /* MREMAP_FIXED's */
+  if (whole) ovx_ranges_add(&mappings, to, page_end(to, new_size));
+  if (was_marked) mark(moved, new_size);
+}
+
+/* Advice that only acts once (frees, prefetches, pages out) leaves nothing in the mapping;
+ * any other advice (fork and dump behaviour, huge pages, KSM, access pattern, guard
+ * regions) stays with it. */
+static int advice_lasts(int advice) {
+  switch (advice) {
+    case MADV_NORMAL:
+    case MADV_WILLNEED:
+    case MADV_DONTNEED:
+#ifdef MADV_FREE
+    case MADV_FREE:
+#endif
+#ifdef MADV_REMOVE
+    case MADV_REMOVE:
+#endif
+#ifdef MADV_COLD
+    case MADV_COLD:
+    case MADV_PAGEOUT:
+#endif
+#ifdef MADV_POPULATE_READ
+    case MADV_POPULATE_READ:
+    case MADV_POPULATE_WRITE:
+#endif
+      return 0;
+    default:
+      return 1;
+  }
+}
+
+static void advised(const void* addr, size_t len, int advice) {
+  if (advice_lasts(advice)) mark(addr, len);
+}
+
 /* ---- MPI ------------------------------------------------------------------------------ */
+
+static int memory_hooks_displaced(void);
 
 static const struct ovx_shim shim = {
     .abi = OVX_SHIM_ABI,
@@ -168,6 +281,13 @@ static const struct ovx_shim shim = {
     .install_segv = install_segv,
     .chain_segv = chain_segv,
     .next = next_symbol,
+    .marked = marked,
+    .mapped_whole = mapped_whole,
+    .advised = advised,
+    .mapped = mapped,
+    .unmapped = unmapped,
+    .remapped = remapped,
+    .memory_hooks_displaced = memory_hooks_displaced,
 };
 
 /* The core sits next to this file (build tree and installed tree alike). */
@@ -410,6 +530,50 @@ static void resolve_allocator(void) {
 
 __attribute__((constructor)) static void shim_loaded(void) { resolve_allocator(); }
 
+/* UCX installs its memory hooks by patching the code of the first munmap/mremap/madvise/
+ * mmap its lookup finds; with this shim preloaded that is ours, not libc's, so calls glibc
+ * makes inside itself (free() of a large block) no longer reach UCX's registration cache.
+ * It may do so before our constructor runs (from MPI's own), so our wrappers' first bytes
+ * in memory are compared with those in this file. */
+struct code_at {
+  uintptr_t addr;
+  off_t offset; /* in the file, -1 when not found */
+};
+
+static int find_offset(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  struct code_at* c = data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+    const uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && lo <= c->addr && c->addr < lo + ph->p_filesz) {
+      c->offset = (off_t)(c->addr - lo + ph->p_offset);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int memory_hooks_displaced(void) {
+  void* const hookable[] = {(void*)munmap, (void*)mremap, (void*)madvise, (void*)mmap};
+  Dl_info self;
+  if (dladdr((void*)&memory_hooks_displaced, &self) == 0 || self.dli_fname == NULL) return 0;
+  const int fd = open(self.dli_fname, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int displaced = 0;
+  for (size_t i = 0; i < sizeof hookable / sizeof hookable[0] && !displaced; i++) {
+    struct code_at c = {(uintptr_t)hookable[i], -1};
+    unsigned char file[16];
+    dl_iterate_phdr(find_offset, &c);
+    /* (a system call: our pread wrapper would settle) */
+    if (c.offset >= 0 && syscall(SYS_pread64, fd, file, sizeof file, c.offset) == sizeof file) {
+      displaced = memcmp(file, hookable[i], sizeof file) != 0;
+    }
+  }
+  close(fd);
+  return displaced;
+}
+
 static void settle_block(void* p) {
   if (p != NULL && should_settle()) {
     const struct ovx_core* c = loaded_core();
@@ -437,8 +601,11 @@ OVX_EXPORT void* realloc(void* p, size_t n) {
 }
 OVX_EXPORT int munmap(void* addr, size_t len) {
   settle(addr, len, 1);
+  unmapped(addr, len);
   NEXT(int (*)(void*, size_t), munmap);
-  return next_munmap(addr, len);
+  const int rc = next_munmap(addr, len);
+  if (rc != 0) mark(addr, len);  /* the records went first: err on the safe side */
+  return rc;
 }
 OVX_EXPORT void* mremap(void* old, size_t old_size, size_t new_size, int flags, ...) {
   settle(old, old_size, 1);
@@ -451,12 +618,69 @@ OVX_EXPORT void* mremap(void* old, size_t old_size, size_t new_size, int flags, 
     settle(new_address, new_size, 1);
   }
   NEXT(void* (*)(void*, size_t, size_t, int, ...), mremap);
-  return next_mremap(old, old_size, new_size, flags, new_address);
+  void* moved = next_mremap(old, old_size, new_size, flags, new_address);
+  if (moved != MAP_FAILED) remapped(old, old_size, moved, new_size, flags);
+  return moved;
+}
+/* mmap64 is the same function on LP64; both names are interposed. */
+static void* map_pages(void* addr, size_t len, int prot, int flags, int fd, off_t offset) {
+  if (flags & MAP_FIXED) { /* it replaces whatever was there */
+    settle(addr, len, 1);
+    unmapped(addr, len);
+  }
+  NEXT(void* (*)(void*, size_t, int, int, int, off_t), mmap);
+  void* p = next_mmap(addr, len, prot, flags, fd, offset);
+  if (p != MAP_FAILED) {
+    mapped(p, len, flags);
+  } else if (flags & MAP_FIXED) {
+    mark(addr, len);  /* the records went first: err on the safe side */
+  }
+  return p;
+}
+OVX_EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t offset) {
+  return map_pages(addr, len, prot, flags, fd, offset);
+}
+OVX_EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off_t offset) {
+  return map_pages(addr, len, prot, flags, fd, offset);
 }
 OVX_EXPORT int madvise(void* addr, size_t len, int advice) {
   settle(addr, len, 1);
+  advised(addr, len, advice);
   NEXT(int (*)(void*, size_t, int), madvise);
   return next_madvise(addr, len, advice);
+}
+OVX_EXPORT int posix_madvise(void* addr, size_t len, int advice) {
+  settle(addr, len, 1);
+  if (advice == POSIX_MADV_SEQUENTIAL || advice == POSIX_MADV_RANDOM) mark(addr, len);
+  NEXT(int (*)(void*, size_t, int), posix_madvise);
+  return next_posix_madvise(addr, len, advice);
+}
+/* A lock or key set on pages a receive holds would go with the mapping a move replaces:
+ * the receive completes first. */
+OVX_EXPORT int mlock(const void* addr, size_t len) {
+  settle(addr, len, 1);
+  mark(addr, len);
+  NEXT(int (*)(const void*, size_t), mlock);
+  return next_mlock(addr, len);
+}
+OVX_EXPORT int mlock2(const void* addr, size_t len, unsigned int flags) {
+  settle(addr, len, 1);
+  mark(addr, len);
+  NEXT(int (*)(const void*, size_t, unsigned int), mlock2);
+  return next_mlock2(addr, len, flags);
+}
+OVX_EXPORT int mlockall(int flags) {
+  atomic_store(&all_marked, 1);
+  const struct ovx_core* c = loaded_core();
+  if (c != NULL && should_settle()) c->fence();
+  NEXT(int (*)(int), mlockall);
+  return next_mlockall(flags);
+}
+OVX_EXPORT int pkey_mprotect(void* addr, size_t len, int prot, int pkey) {
+  settle(addr, len, 1);
+  mark(addr, len);
+  NEXT(int (*)(void*, size_t, int, int), pkey_mprotect);
+  return next_pkey_mprotect(addr, len, prot, pkey);
 }
 OVX_EXPORT int mprotect(void* addr, size_t len, int prot) {
   settle(addr, len, 1);

@@ -95,9 +95,16 @@ json rank_json(Runtime& rt, int rank) {
   // How received data reached the program's pages (placement.hpp).
   r["placed_by_move"] = rt.placed_by_move.load();
   r["placed_by_copy"] = rt.placed_by_copy.load();
+  if (rt.settings.move_pages) {
+    nlohmann::json copied = nlohmann::json::object();
+    for (std::size_t i = 0; i < kReceiveCopyKinds; ++i) {
+      copied[receive_copy_name(static_cast<ReceiveCopy>(i))] = rt.copied_because[i].load();
+    }
+    r["copied_because"] = std::move(copied);
+  }
   if (const CopyReason why = rt.copy_reason.load();
       rt.settings.move_pages && why != CopyReason::none) {
-    r["place_note"] = copy_reason_text(why);
+    r["place_note"] = copy_reason_text(why, rt.copy_detail.load());
   }
   return r;
 }
@@ -117,6 +124,16 @@ json metadata(Runtime& rt, int size) {
   m["progress"] = std::string(policy_name(rt.policy));
   m["progress_mechanism"] = rt.progress ? rt.progress->mechanism() : "";
   if (!rt.policy_note.empty()) m["progress_note"] = rt.policy_note;
+  // docs/overlap-run.md, "UCX's memory hooks".
+  if (rt.memory_hooks_mirrored > 0) m["memory_hooks_mirrored"] = rt.memory_hooks_mirrored;
+  if (!rt.memory_hooks_failure.empty()) {
+    m["memory_hooks_note"] =
+        "UCX installed its memory hooks on overlap-run's wrappers, and they "
+        "could not all be put on libc's (" +
+        rt.memory_hooks_failure +
+        "): memory glibc unmaps itself is not announced to UCX's "
+        "registration cache";
+  }
   m["min_size_bytes"] = rt.settings.min_bytes;
   m["defer"] = families_text(rt.settings.families);
   // Who served the program's own MPI_Psend_init family: liboverlap's layer or MPI's.

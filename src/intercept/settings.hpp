@@ -30,10 +30,10 @@ struct Settings {
   // OVERLAP_INTERCEPT_PARTITIONED=overlap|mpi: a program's own MPI_Psend_init family goes
   // to liboverlap's partitioned layer (where MPI has that API), or stays MPI's.
   bool partitioned_overlap = true;
-  // OVERLAP_INTERCEPT_PLACE=copy|move: a received message is copied into the program's
-  // buffer, or (opt-in, with the caveats of docs/overlap-run.md, "Placing received data")
-  // its whole pages are moved there (mremap).
-  bool move_pages = false;
+  // OVERLAP_INTERCEPT_PLACE=move|copy: a received message's whole pages are moved into
+  // the program's buffer (mremap) where move_gate.hpp finds that safe, else copied; or it
+  // is always copied (docs/overlap-run.md, "Placing received data").
+  bool move_pages = true;
 };
 
 inline constexpr std::string_view kEnvEnabled = "OVERLAP_INTERCEPT";

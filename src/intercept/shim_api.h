@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 5
+#define OVX_SHIM_ABI 6
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -37,6 +37,7 @@ struct ovx_thread_state {
   /* Names the thread for as long as the process lives (never reused, unlike the address
    * of this state after a thread exits); thread_state() sets it on first use. */
   uint64_t serial;
+  int in_fault; /* inside the core's SIGSEGV handler (then data is copied, never moved) */
 };
 
 struct ovx_shim {
@@ -50,6 +51,23 @@ struct ovx_shim {
   void (*chain_segv)(int sig, siginfo_t* info, void* context);
   /* The next definition of a symbol after the shim (MPI's or libc's own). */
   void* (*next)(const char* name);
+  /* 1 when the program set something that lives in the mapping on any page of [lo, hi)
+   * since it started (madvise advice, mlock, a protection key), or locked all its memory:
+   * such pages are copied into, never moved (move_gate.hpp). Lock-free. */
+  int (*marked)(uintptr_t lo, uintptr_t hi);
+  /* 1 when [lo, hi) is exactly one private anonymous mmap() the process made (and has not
+   * unmapped since), whatever the kernel merged it with. Lock-free. */
+  int (*mapped_whole)(uintptr_t lo, uintptr_t hi);
+  /* For hooks that see these calls where the shim's wrappers do not (UCX patches the
+   * program's mmap/munmap/mremap/madvise to its own): the wrappers' records. advised():
+   * advice -1 marks always; unmapped() before the unmapping, the others after. */
+  void (*advised)(const void* addr, size_t len, int advice);
+  void (*mapped)(const void* addr, size_t len, int flags);
+  void (*unmapped)(const void* addr, size_t len);
+  void (*remapped)(const void* old, size_t old_size, const void* moved, size_t new_size, int flags);
+  /* 1 when something (UCX's memory hooks) patched the code of the shim's munmap/mremap/
+   * madvise/mmap wrappers since it was loaded (docs/overlap-run.md, "UCX's memory hooks"). */
+  int (*memory_hooks_displaced)(void);
 };
 
 /* How many (count, type) blocks a buffer argument has (footprint.hpp's Group): one, one

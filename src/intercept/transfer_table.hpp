@@ -14,6 +14,7 @@
 
 #include "intercept/bounce_pool.hpp"
 #include "intercept/call_sites.hpp"
+#include "intercept/placement_reason.hpp"
 
 namespace overlap::intercept {
 
@@ -52,7 +53,8 @@ struct Slot {
   // to place_addr in the program's memory; a copy of outgoing data.
   BouncePool::Buffer recv_bounce, send_bounce;
   std::uintptr_t place_addr = 0;
-  bool movable = false;  // its pages may be moved into place (placement.hpp)
+  bool movable = false;                         // its pages may be moved into place (placement.hpp)
+  ReceiveCopy copy_why = ReceiveCopy::stopped;  // else why not (move_gate.hpp)
   MPI_Status status{};
   SlotPart parts[2];
 };

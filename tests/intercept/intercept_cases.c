@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/io_uring.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -657,9 +660,192 @@ static void place_one(unsigned char* buf, size_t cap, size_t n, uint64_t seed, i
   }
 }
 
+/* How many mappings overlap [lo, hi), and whether the one at lo has MADV_WIPEONFORK. */
+static void mapping_facts(uintptr_t lo, uintptr_t hi, int* count, int* wipe) {
+  FILE* f = fopen("/proc/self/smaps", "r");
+  if (f == NULL) fail("place: cannot read /proc/self/smaps", 0, 0);
+  char line[512];
+  int at_lo = 0;
+  *count = *wipe = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    unsigned long a = 0, b = 0;
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+      if (a < hi && lo < b) (*count)++;
+      at_lo = a <= lo && lo < b;
+    } else if (at_lo && strncmp(line, "VmFlags:", 8) == 0 && strstr(line, " wf") != NULL) {
+      *wipe = 1;
+    }
+  }
+  fclose(f);
+}
+
+/* ---- io_uring by raw system calls (no liburing: the layer must not know it is there) -- */
+struct ring {
+  int fd;
+  size_t sq_len;
+  unsigned char *sq, *cq;
+  struct io_uring_sqe* sqes;
+  struct io_uring_params p;
+};
+
+/* A ring with `buf` registered as fixed buffer 0 (its pages pinned); 0, or -1 where the
+ * kernel has no io_uring for us (then the case is skipped). */
+static int ring_open(struct ring* r, void* buf, size_t len) {
+  memset(r, 0, sizeof *r);
+  r->fd = (int)syscall(SYS_io_uring_setup, 1, &r->p);
+  if (r->fd < 0) return -1;
+  r->sq_len = r->p.sq_off.array + r->p.sq_entries * sizeof(unsigned);
+  const size_t cq_len = r->p.cq_off.cqes + r->p.cq_entries * sizeof(struct io_uring_cqe);
+  if (r->sq_len < cq_len) r->sq_len = cq_len; /* one mapping serves both */
+  if (!(r->p.features & IORING_FEAT_SINGLE_MMAP)) return -1;
+  r->sq = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+               IORING_OFF_SQ_RING);
+  r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+  if (r->sq == MAP_FAILED || r->sqes == MAP_FAILED) return -1;
+  r->cq = r->sq;
+  struct iovec iov = {buf, len};
+  return syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_BUFFERS, &iov, 1) == 0 ? 0 : -1;
+}
+
+/* Writes fixed buffer 0 ([buf, buf + len)) to fd at offset 0 through the ring; its result. */
+static int ring_write_fixed(struct ring* r, int fd, void* buf, size_t len) {
+  unsigned* tail = (unsigned*)(r->sq + r->p.sq_off.tail);
+  const unsigned mask = *(unsigned*)(r->sq + r->p.sq_off.ring_mask);
+  const unsigned t = *tail, i = t & mask;
+  struct io_uring_sqe* e = &r->sqes[i];
+  memset(e, 0, sizeof *e);
+  e->opcode = IORING_OP_WRITE_FIXED;
+  e->fd = fd;
+  e->addr = (uintptr_t)buf;
+  e->len = (unsigned)len;
+  e->buf_index = 0;
+  ((unsigned*)(r->sq + r->p.sq_off.array))[i] = i;
+  __atomic_store_n(tail, t + 1, __ATOMIC_RELEASE);
+  if (syscall(SYS_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) return -1;
+  const unsigned head = __atomic_load_n((unsigned*)(r->cq + r->p.cq_off.head), __ATOMIC_ACQUIRE);
+  const unsigned cmask = *(unsigned*)(r->cq + r->p.cq_off.ring_mask);
+  const struct io_uring_cqe* c = (const struct io_uring_cqe*)(r->cq + r->p.cq_off.cqes);
+  const int res = c[head & cmask].res;
+  __atomic_store_n((unsigned*)(r->cq + r->p.cq_off.head), head + 1, __ATOMIC_RELEASE);
+  return res;
+}
+
+static long pinned_kib(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = 0;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "VmPin:", 6) == 0) kib = atol(line + 6);
+  }
+  if (f != NULL) fclose(f);
+  return kib;
+}
+
+/* A receive into pages io_uring holds pinned as a fixed buffer: the kernel's writes from
+ * that buffer must see the message (had the pages been moved, the pinned ones would be
+ * the next internal buffer's). Rank 1 only; skipped where io_uring is not available. */
+static void place_pinned(uint64_t seed) {
+  const size_t len = (size_t)1 << 20;
+  unsigned char* buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (buf == MAP_FAILED) fail("place: mmap", 0, 0);
+  memset(buf, 0x5a, len);
+  struct ring r;
+  const int have_ring = rank == 1 && ring_open(&r, buf, len) == 0;
+  place_one(buf, len, len, seed, 1003, 0);
+  if (have_ring) {
+    const int out = (int)syscall(SYS_memfd_create, "place-pinned", 0);
+    unsigned char head[64];
+    if (out < 0 || ring_write_fixed(&r, out, buf, len) != (int)len ||
+        pread(out, head, sizeof head, 0) != (ssize_t)sizeof head) {
+      fail("place: io_uring WRITE_FIXED of the receive buffer", 1003, 0);
+    }
+    if (memcmp(head, buf, sizeof head) != 0) {
+      fail("place: the pinned pages do not hold the message (pages moved from under io_uring)",
+           1003, 0);
+    }
+    fprintf(stderr, "place: pinned pages (io_uring fixed buffer) checked\n");
+    close(out);
+    /* The ring (and the pin) goes when its mappings and file are gone, asynchronously:
+     * wait until nothing is pinned, so that later receives may be moved again. */
+    munmap(r.sq, r.sq_len);
+    munmap(r.sqes, r.p.sq_entries * sizeof(struct io_uring_sqe));
+    close(r.fd);
+    for (int i = 0; i < 200 && pinned_kib() != 0; i++) usleep(5000);
+  }
+  munmap(buf, len);
+}
+
+/* Receives a move would change more than the data of: into pages with lasting advice
+ * (the mapping a move replaces would take it along), and into part of a larger mapping
+ * (a move would split it). Both must be copied: the advice stays, the mapping stays one. */
+static void place_kept_mappings(uint64_t seed, size_t page) {
+  const size_t len = (size_t)1 << 20;
+  unsigned char* advised = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                -1, 0);
+  if (advised == MAP_FAILED || madvise(advised, len, MADV_WIPEONFORK) != 0) {
+    fail("place: mmap/madvise(MADV_WIPEONFORK)", 0, 0);
+  }
+  place_one(advised, len, len, seed, 1000, 1);
+  int count = 0, wipe = 0;
+  mapping_facts((uintptr_t)advised, (uintptr_t)advised + len, &count, &wipe);
+  if (rank == 1 && !wipe) fail("place: the buffer lost its MADV_WIPEONFORK advice", 1000, 0);
+  munmap(advised, len);
+  unsigned char* region = mmap(NULL, 4 * len, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) fail("place: mmap", 0, 0);
+  memset(region, 0x5a, 4 * len);
+  place_one(region + len, len, len - page / 2, seed, 1001, 0);
+  mapping_facts((uintptr_t)region, (uintptr_t)region + 4 * len, &count, &wipe);
+  if (rank == 1 && count != 1) fail("place: a receive split its buffer's mapping", 1001, count);
+  for (size_t i = 0; i < len; i++) {
+    if (region[i] != 0x5a || region[3 * len + i] != 0x5a) fail("place: a neighbour changed", 1001, (long)i);
+  }
+  munmap(region, 4 * len);
+  /* A mapping the program split with mprotect: its first half is a whole kernel mapping
+   * for a while, but not one the program made. Moved into, it would stay apart for good,
+   * and growing the whole region with mremap would fail. */
+  region = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED || mprotect(region + len, len, PROT_READ) != 0) fail("place: mmap", 0, 0);
+  place_one(region, len, len, seed, 1002, 0);
+  mprotect(region + len, len, PROT_READ | PROT_WRITE);
+  unsigned char* grown = mremap(region, 2 * len, 4 * len, MREMAP_MAYMOVE);
+  if (rank == 1 && grown == MAP_FAILED) fail("place: a receive kept a split mapping apart", 1002, errno);
+  munmap(grown == MAP_FAILED ? region : grown, grown == MAP_FAILED ? 2 * len : 4 * len);
+}
+
+/* UCX's memory hooks must see what glibc unmaps itself (free() of a large block), as in a
+ * run without overlap-run, whose shim UCX's hooks may patch instead of libc
+ * (docs/overlap-run.md, "UCX's memory hooks"). Counted into the digest: the plain and the
+ * intercepted run must agree. Nothing where UCX is not loaded. */
+static uintptr_t freed_block;
+static int freed_seen;
+static void on_ucx_unmapped(int type, void* event, void* arg) {
+  (void)type;
+  (void)arg;
+  if (*(void**)event == (void*)freed_block) freed_seen++; /* {address, size} */
+}
+
+static void place_ucx_hooks(void) {
+  int (*set)(int, int, void (*)(int, void*, void*), void*) =
+      (int (*)(int, int, void (*)(int, void*, void*), void*))dlsym(RTLD_DEFAULT,
+                                                                   "ucm_set_event_handler");
+  if (set == NULL || set(1 << 17 /* VM_UNMAPPED */, 0, on_ucx_unmapped, NULL) != 0) return;
+  for (int i = 0; i < 4; i++) {
+    char* p = malloc((size_t)8 << 20); /* above the mmap threshold: its own mapping */
+    memset(p, i, (size_t)8 << 20);
+    freed_block = (uintptr_t)p - 16; /* the mapping starts at the block's header */
+    free(p);
+  }
+  mix(&freed_seen, sizeof freed_seen);
+}
+
 static void mode_place(uint64_t seed, int iterations) {
   mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* large blocks come from mmap, header and all */
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  place_kept_mappings(seed, page);
+  place_pinned(seed);
+  place_ucx_hooks();
   for (int it = 0; it < iterations; it++) {
     if (it == iterations / 2) {
       void* mem = NULL;

@@ -10,7 +10,9 @@
 #include "intercept/buffer_memory.hpp"
 #include "intercept/call_sites.hpp"
 #include "intercept/launch_plan.hpp"
+#include "intercept/move_rules.hpp"
 #include "intercept/protection_map.hpp"
+#include "intercept/range_set.h"
 #include "intercept/report_summary.hpp"
 #include "intercept/settings.hpp"
 #include "intercept/status_codec.hpp"
@@ -157,6 +159,8 @@ TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
   Edges e = classify_edges(data, data + 10 * P, P, true, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned);
   EXPECT_TRUE(e.tail_owned);
+  EXPECT_EQ(e.block_lo, base);  // the block's mapping, for the move rules
+  EXPECT_EQ(e.block_hi, base + 64 * P);
   e = classify_edges(data, data + 10 * P, P, false, heap.reader(), anywhere);
   EXPECT_TRUE(e.head_owned);
   EXPECT_FALSE(e.tail_owned);
@@ -179,6 +183,10 @@ TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
   aligned.words[base + 56] = (16 * P - 48) | 0x2;  // size
   e = classify_edges(base + 64, base + 64 + 5 * P, P, true, aligned.reader(), anywhere);
   EXPECT_TRUE(e.head_owned && e.tail_owned);
+  EXPECT_EQ(e.block_lo, base);
+  EXPECT_EQ(e.block_hi, base + 16 * P);
+  // Page-aligned ends without a block: none named.
+  EXPECT_EQ(classify_edges(7 * P, 9 * P, P, true, heap.reader(), anywhere).block_hi, 0u);
   // What looks like a header, but the block it describes is not in an anonymous mapping
   // (program data inside a file mapping or the brk heap): not owned.
   const MappingCheck nowhere = [](std::uintptr_t, std::uintptr_t) { return false; };
@@ -206,18 +214,84 @@ TEST(BufferMemory, AnonymousPrivateMappingsOnly) {
   EXPECT_FALSE(anonymous_private(regions, 0x0, 0x1000));     // unmapped
 }
 
-TEST(BufferMemory, FileBackedWhereAnyByteMapsAFile) {
-  const auto regions = parse_maps(
-      "1000-3000 rw-p 00000000 00:00 0 \n"
-      "3000-4000 rw-p 00000000 00:00 0          [heap]\n"
-      "4000-6000 rw-p 00001000 08:01 77         /lib/libx.so\n"
-      "6000-7000 rw-p 00000000 00:00 0 \n");
-  EXPECT_FALSE(file_backed(regions, 0x1000, 0x4000));  // anonymous and [heap]
-  EXPECT_TRUE(file_backed(regions, 0x4000, 0x5000));
-  EXPECT_TRUE(file_backed(regions, 0x3000, 0x4001));  // its last byte
-  EXPECT_TRUE(file_backed(regions, 0x5fff, 0x7000));  // its first byte
-  EXPECT_FALSE(file_backed(regions, 0x6000, 0x7000));
-  EXPECT_FALSE(file_backed(regions, 0x800, 0x1000));  // before every mapping
+TEST(MoveRules, OnlyWholeMappingsTheProgramMadeAreMovedInto) {
+  constexpr std::size_t P = 4096;
+  const Mapping anon{0x10000, 0x30000, false, false, false, P};
+  // Known whole (an mmap() of its own, a glibc block), alone in its mapping or merged with
+  // neighbours by the kernel.
+  EXPECT_EQ(range_verdict(anon, 0x10000, 0x30000, true, P), std::nullopt);
+  EXPECT_EQ(range_verdict(anon, 0x11000, 0x20000, true, P), std::nullopt);
+  // Not known whole: even a whole kernel mapping may be a part the program split off with
+  // mprotect, and a move would keep it apart for good.
+  EXPECT_EQ(range_verdict(anon, 0x10000, 0x30000, false, P), ReceiveCopy::part_of_mapping);
+  EXPECT_EQ(range_verdict(anon, 0x10000, 0x20000, false, P), ReceiveCopy::part_of_mapping);
+  // Beyond the mapping (the range spans two), known whole or not.
+  EXPECT_EQ(range_verdict(anon, 0x10000, 0x31000, true, P), ReceiveCopy::part_of_mapping);
+  EXPECT_EQ(range_verdict(anon, 0x0f000, 0x20000, true, P), ReceiveCopy::part_of_mapping);
+  for (const Mapping& m : {Mapping{0x10000, 0x30000, true, false, false, P},
+                           Mapping{0x10000, 0x30000, false, true, false, P},
+                           Mapping{0x10000, 0x30000, false, false, true, P},
+                           Mapping{0x10000, 0x30000, false, false, false, 2 << 20}}) {
+    EXPECT_EQ(range_verdict(m, 0x10000, 0x30000, true, P), ReceiveCopy::not_anonymous);
+  }
+}
+
+TEST(RangeSet, SubtractsShrinkingAndSplitting) {
+  ovx_range entries[4] = {};
+  ovx_range_set set{entries, 4, 0, 0};
+  ovx_ranges_add(&set, 0x10000, 0x20000);
+  ovx_ranges_subtract(&set, 0x14000, 0x16000);  // a hole: two pieces
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x10000, 0x14000));
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x16000, 0x20000));
+  EXPECT_FALSE(ovx_ranges_overlap(&set, 0x14000, 0x16000));
+  ovx_ranges_subtract(&set, 0x0, 0x12000);  // the head of the first piece
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x12000, 0x14000));
+  ovx_ranges_subtract(&set, 0x1f000, 0x30000);  // the tail of the second
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x16000, 0x1f000));
+  ovx_ranges_subtract(&set, 0x0, 0x40000);  // all
+  EXPECT_FALSE(ovx_ranges_overlap(&set, 0x0, 0x40000));
+}
+
+TEST(RangeSet, AddsForgetsAndReusesEntries) {
+  ovx_range entries[3] = {};
+  ovx_range_set set{entries, 3, 0, 0};
+  ovx_ranges_add(&set, 0x1000, 0x3000);
+  ovx_ranges_add(&set, 0x8000, 0x9000);
+  EXPECT_TRUE(ovx_ranges_overlap(&set, 0x2fff, 0x4000));
+  EXPECT_FALSE(ovx_ranges_overlap(&set, 0x3000, 0x8000));  // between them
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x1000, 0x3000));
+  EXPECT_FALSE(ovx_ranges_has(&set, 0x1000, 0x2000));  // only exact ranges
+  // Forgetting what overlaps takes a range only partly covered too.
+  ovx_ranges_forget_overlapping(&set, 0x2000, 0x2001);
+  EXPECT_FALSE(ovx_ranges_overlap(&set, 0x0, 0x4000));
+  // The freed entry is reused: two more fit in three entries, a third overflows.
+  ovx_ranges_add(&set, 0x5000, 0x6000);
+  ovx_ranges_add(&set, 0xa000, 0xb000);
+  EXPECT_FALSE(set.overflowed);
+  EXPECT_TRUE(ovx_ranges_has(&set, 0x5000, 0x6000) && ovx_ranges_has(&set, 0xa000, 0xb000));
+  ovx_ranges_add(&set, 0xc000, 0xd000);
+  EXPECT_TRUE(set.overflowed);
+  EXPECT_FALSE(ovx_ranges_has(&set, 0xc000, 0xd000));
+  EXPECT_EQ(set.used, 3);  // the count stops at the capacity
+  ovx_ranges_add(&set, 0xe000, 0xf000);
+  EXPECT_EQ(set.used, 3);
+  // Forgetting what overlaps takes entries only partly inside too.
+  ovx_ranges_forget_overlapping(&set, 0x5800, 0xa001);
+  EXPECT_FALSE(ovx_ranges_overlap(&set, 0x0, 0x10000));
+}
+
+TEST(MoveRules, LibrariesWithRegistrationsNobodyTellsRuleMovingOut) {
+  EXPECT_EQ(unsafe_library("/usr/lib/x86_64-linux-gnu/libfabric.so.1", false), "libfabric.so");
+  EXPECT_EQ(unsafe_library("/opt/cuda/lib64/libcudart.so.12", false), "libcudart.so");
+  EXPECT_EQ(unsafe_library("liburing.so.2", false), "liburing.so");
+  // Verbs only where an RDMA device is there to register with.
+  EXPECT_EQ(unsafe_library("/usr/lib/libibverbs.so.1.14", false), "");
+  EXPECT_EQ(unsafe_library("/usr/lib/libibverbs.so.1.14", true), "libibverbs.so");
+  // UCX and Open MPI are told; others are harmless; a name merely containing one is not it.
+  for (const char* ok : {"/usr/lib/libucm.so.0", "/usr/lib/libopen-pal.so.40", "libc.so.6",
+                         "/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/opt/my-libfabric.so"}) {
+    EXPECT_EQ(unsafe_library(ok, true), "") << ok;
+  }
 }
 
 TEST(Settings, ParsesAndRefusesWithOneLine) {
@@ -237,10 +311,10 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   const Settings mpi = settings_from({{"OVERLAP_INTERCEPT_PARTITIONED", "mpi"}});
   EXPECT_FALSE(mpi.partitioned_overlap);
   EXPECT_FALSE(settings_from(environment_of(mpi)).partitioned_overlap);
-  EXPECT_FALSE(s.move_pages);  // copied by default
-  const Settings move = settings_from({{"OVERLAP_INTERCEPT_PLACE", "move"}});
-  EXPECT_TRUE(move.move_pages);
-  EXPECT_TRUE(settings_from(environment_of(move)).move_pages);
+  EXPECT_TRUE(s.move_pages);  // moved where safe by default
+  const Settings copy = settings_from({{"OVERLAP_INTERCEPT_PLACE", "copy"}});
+  EXPECT_FALSE(copy.move_pages);
+  EXPECT_FALSE(settings_from(environment_of(copy)).move_pages);
   for (auto [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"OVERLAP_PROGRESS", "fast"},
                                                         {"OVERLAP_INTERCEPT_MIN_SIZE", "-1"},
