@@ -48,7 +48,7 @@ struct Runtime {
   Policy policy = Policy::shared;
   std::string policy_note;  // why the policy differs from the one asked for
   // UCX's memory hooks found on the shim's wrappers and put on libc's functions
-  // (ucx_hook_mirror.hpp), and why that failed where it did.
+  // (hook_mirror.h), and why that failed where it did.
   int memory_hooks_mirrored = 0;
   std::string memory_hooks_failure;
   int program_required = MPI_THREAD_SINGLE;

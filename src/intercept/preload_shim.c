@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "intercept/hook_mirror.h"
 #include "intercept/mpi_footprints.h"
 #include "intercept/range_set.h"
 #include "intercept/shim_api.h"
@@ -32,6 +33,9 @@
 static __thread struct ovx_thread_state tls __attribute__((tls_model("initial-exec")));
 static int active_transfers;
 static const struct ovx_core* _Atomic core;
+/* Our munmap/mremap/madvise/mmap wrappers, as defined here (hidden aliases: a plain
+ * reference would find the first definition, maybe a sanitizer's), which UCX may patch. */
+static void* const hookable[OVX_HOOKABLE];
 
 static atomic_uint_fast64_t last_serial;
 /* Lock-free, so also in a signal handler. */
@@ -272,7 +276,7 @@ static void advised(const void* addr, size_t len, int advice) {
 
 /* ---- MPI ------------------------------------------------------------------------------ */
 
-static int memory_hooks_displaced(void);
+static void mirror_memory_hooks(struct ovx_hook_mirror* state);
 
 static const struct ovx_shim shim = {
     .abi = OVX_SHIM_ABI,
@@ -287,7 +291,7 @@ static const struct ovx_shim shim = {
     .mapped = mapped,
     .unmapped = unmapped,
     .remapped = remapped,
-    .memory_hooks_displaced = memory_hooks_displaced,
+    .mirror_memory_hooks = mirror_memory_hooks,
 };
 
 /* The core sits next to this file (build tree and installed tree alike). */
@@ -320,12 +324,17 @@ static int init_common(int* argc, char*** argv, int required, int* provided, int
     if (c != NULL) atomic_store_explicit(&core, c, memory_order_release);
   }
   if (c != NULL) return c->init(argc, argv, required, provided, thread_form);
+  int rc;
   if (thread_form) {
     NEXT(int (*)(int*, char***, int, int*), MPI_Init_thread);
-    return next_MPI_Init_thread(argc, argv, required, provided);
+    rc = next_MPI_Init_thread(argc, argv, required, provided);
+  } else {
+    NEXT(int (*)(int*, char***), MPI_Init);
+    rc = next_MPI_Init(argc, argv);
   }
-  NEXT(int (*)(int*, char***), MPI_Init);
-  return next_MPI_Init(argc, argv);
+  /* Without the core too (--off): UCX may have put its hooks on our wrappers. */
+  ovx_mirror_memory_hooks(hookable);
+  return rc;
 }
 
 /* Lets a program (overlap-bench p2p, tests) see that it runs under overlap-run: 1 once
@@ -528,50 +537,11 @@ static void resolve_allocator(void) {
   atomic_store(&next_free, (void (*)(void*))next_symbol("free"));
 }
 
-__attribute__((constructor)) static void shim_loaded(void) { resolve_allocator(); }
-
-/* UCX installs its memory hooks by patching the code of the first munmap/mremap/madvise/
- * mmap its lookup finds; with this shim preloaded that is ours, not libc's, so calls glibc
- * makes inside itself (free() of a large block) no longer reach UCX's registration cache.
- * It may do so before our constructor runs (from MPI's own), so our wrappers' first bytes
- * in memory are compared with those in this file. */
-struct code_at {
-  uintptr_t addr;
-  off_t offset; /* in the file, -1 when not found */
-};
-
-static int find_offset(struct dl_phdr_info* info, size_t size, void* data) {
-  (void)size;
-  struct code_at* c = data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
-    const uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && lo <= c->addr && c->addr < lo + ph->p_filesz) {
-      c->offset = (off_t)(c->addr - lo + ph->p_offset);
-      return 1;
-    }
-  }
-  return 0;
-}
-
-static int memory_hooks_displaced(void) {
-  void* const hookable[] = {(void*)munmap, (void*)mremap, (void*)madvise, (void*)mmap};
-  Dl_info self;
-  if (dladdr((void*)&memory_hooks_displaced, &self) == 0 || self.dli_fname == NULL) return 0;
-  const int fd = open(self.dli_fname, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  int displaced = 0;
-  for (size_t i = 0; i < sizeof hookable / sizeof hookable[0] && !displaced; i++) {
-    struct code_at c = {(uintptr_t)hookable[i], -1};
-    unsigned char file[16];
-    dl_iterate_phdr(find_offset, &c);
-    /* (a system call: our pread wrapper would settle) */
-    if (c.offset >= 0 && syscall(SYS_pread64, fd, file, sizeof file, c.offset) == sizeof file) {
-      displaced = memcmp(file, hookable[i], sizeof file) != 0;
-    }
-  }
-  close(fd);
-  return displaced;
+typedef void* (*mmap_fn)(void*, size_t, int, int, int, off_t);
+static mmap_fn next_mmap(void);
+__attribute__((constructor)) static void shim_loaded(void) {
+  resolve_allocator();
+  next_mmap();
 }
 
 static void settle_block(void* p) {
@@ -622,14 +592,30 @@ OVX_EXPORT void* mremap(void* old, size_t old_size, size_t new_size, int flags, 
   if (moved != MAP_FAILED) remapped(old, old_size, moved, new_size, flags);
   return moved;
 }
+/* dlsym() may allocate (glibc < 2.34 did in every lookup), and an allocator may map
+ * memory for it (jemalloc, tcmalloc): an mmap() made on a thread while it looks up the next
+ * mmap is made as the system call. Looked up in the constructor too, before most such. */
+static mmap_fn _Atomic next_mmap_fn;
+static __thread int resolving_mmap __attribute__((tls_model("initial-exec")));
+static mmap_fn next_mmap(void) {
+  mmap_fn f = atomic_load_explicit(&next_mmap_fn, memory_order_acquire);
+  if (__builtin_expect(f != NULL || resolving_mmap, 1)) return f;
+  resolving_mmap = 1;
+  f = (mmap_fn)next_symbol("mmap");
+  atomic_store_explicit(&next_mmap_fn, f, memory_order_release);
+  resolving_mmap = 0;
+  return f;
+}
+
 /* mmap64 is the same function on LP64; both names are interposed. */
 static void* map_pages(void* addr, size_t len, int prot, int flags, int fd, off_t offset) {
   if (flags & MAP_FIXED) { /* it replaces whatever was there */
     settle(addr, len, 1);
     unmapped(addr, len);
   }
-  NEXT(void* (*)(void*, size_t, int, int, int, off_t), mmap);
-  void* p = next_mmap(addr, len, prot, flags, fd, offset);
+  void* (*next)(void*, size_t, int, int, int, off_t) = next_mmap();
+  void* p = next != NULL ? next(addr, len, prot, flags, fd, offset)
+                         : (void*)syscall(SYS_mmap, addr, len, prot, flags, fd, offset);
   if (p != MAP_FAILED) {
     mapped(p, len, flags);
   } else if (flags & MAP_FIXED) {
@@ -649,6 +635,22 @@ OVX_EXPORT int madvise(void* addr, size_t len, int advice) {
   NEXT(int (*)(void*, size_t, int), madvise);
   return next_madvise(addr, len, advice);
 }
+extern __typeof__(munmap) munmap_here 
+    __attribute__((alias("munmap"), copy(munmap), visibility("hidden")));
+extern __typeof__(mremap) mremap_here 
+    __attribute__((alias("mremap"), copy(mremap), visibility("hidden")));
+extern __typeof__(madvise) madvise_here 
+    __attribute__((alias("madvise"), copy(madvise), visibility("hidden")));
+extern __typeof__(mmap) mmap_here 
+    __attribute__((alias("mmap"), copy(mmap), visibility("hidden")));
+static void* const hookable[OVX_HOOKABLE] = {(void*)munmap_here, (void*)mremap_here,
+                                             (void*)madvise_here, (void*)mmap_here};
+
+static void mirror_memory_hooks(struct ovx_hook_mirror* state) {
+  ovx_mirror_memory_hooks(hookable);
+  *state = ovx_memory_hooks();
+}
+
 OVX_EXPORT int posix_madvise(void* addr, size_t len, int advice) {
   settle(addr, len, 1);
   if (advice == POSIX_MADV_SEQUENTIAL || advice == POSIX_MADV_RANDOM) mark(addr, len);
@@ -685,5 +687,9 @@ OVX_EXPORT int pkey_mprotect(void* addr, size_t len, int prot, int pkey) {
 OVX_EXPORT int mprotect(void* addr, size_t len, int prot) {
   settle(addr, len, 1);
   NEXT(int (*)(void*, size_t, int), mprotect);
-  return next_mprotect(addr, len, prot);
+  const int rc = next_mprotect(addr, len, prot);
+  /* UCX's bistro ends a patch of our code by making it executable again (hook_mirror.h). */
+  if (rc == 0 && (prot & PROT_EXEC) && ovx_covers_wrapper(hookable, addr, len))
+    ovx_mirror_memory_hooks(hookable);
+  return rc;
 }

@@ -16,11 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intercept/hook_mirror.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 6
+#define OVX_SHIM_ABI 7
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -65,9 +67,9 @@ struct ovx_shim {
   void (*mapped)(const void* addr, size_t len, int flags);
   void (*unmapped)(const void* addr, size_t len);
   void (*remapped)(const void* old, size_t old_size, const void* moved, size_t new_size, int flags);
-  /* 1 when something (UCX's memory hooks) patched the code of the shim's munmap/mremap/
-   * madvise/mmap wrappers since it was loaded (docs/overlap-run.md, "UCX's memory hooks"). */
-  int (*memory_hooks_displaced)(void);
+  /* UCX's memory hooks found patched onto the shim's munmap/mremap/madvise/mmap wrappers
+   * are put on libc's functions too (hook_mirror.h): checks once more, and the state. */
+  void (*mirror_memory_hooks)(struct ovx_hook_mirror* state);
 };
 
 /* How many (count, type) blocks a buffer argument has (footprint.hpp's Group): one, one

@@ -9,7 +9,6 @@
 
 #include "intercept/core_runtime.hpp"
 #include "intercept/move_gate.hpp"
-#include "intercept/ucx_hook_mirror.hpp"
 
 namespace overlap::intercept {
 
@@ -49,6 +48,11 @@ constexpr int kUcmEventMmap = 1 << 0, kUcmEventMunmap = 1 << 1, kUcmEventMremap 
 
 // As the shim's wrappers do for calls outside MPI: complete the transfers on [addr, +len)
 // first (not from inside MPI, nor before interception starts or with nothing in flight).
+// This waits inside UCX's event read lock, for the progress thread. That cannot deadlock:
+// the lock is glibc's default rwlock, which prefers readers, so the progress thread's own
+// memory calls (readers too) pass a waiting writer; only adding or removing a UCX event
+// handler writes, which UCX does when it opens or closes a memory domain (MPI_Init,
+// MPI_Finalize), never while this program thread has a transfer in flight.
 void settle_outside_mpi(const void* addr, std::size_t len) {
   Runtime& rt = runtime();
   if (!rt.active || rt.shim->thread_state()->in_mpi > 0 ||
@@ -96,35 +100,15 @@ void on_ucm_mremap(int /*event_type*/, void* event, void* /*arg*/) {
   }
 }
 
-// Devices whose registrations UCX caches across calls: where one exists, a registration
-// cache that misses glibc's own unmappings can hand out stale pages.
-bool registering_device() {
-  return rdma_device_present() || access("/dev/knem", F_OK) == 0 || access("/dev/xpmem", F_OK) == 0;
-}
-
-// UCX's hooks landed on the shim's wrappers (ucx_hook_mirror.hpp): mirrored onto libc's
-// functions. Where that fails, the report says so, and stderr too where a device UCX
-// registers memory with exists (there a stale registration can corrupt data).
+// UCX's hooks landed on the shim's wrappers: the shim mirrors them onto libc's functions
+// (hook_mirror.h) and warns where that failed on a node where it matters; the report
+// says what was done.
 void put_ucx_hooks_in_place() {
   Runtime& rt = runtime();
-  if (rt.shim->memory_hooks_displaced() == 0) return;
-  const HookMirror m = mirror_ucx_hooks();
-  rt.memory_hooks_mirrored = m.mirrored;
-  if (m.displaced > 0 && m.mirrored == m.displaced && m.failure.empty()) return;
-  // (none recognised: the wrappers were patched in a form ucx_hook_mirror.cpp cannot read)
-  rt.memory_hooks_failure = m.failure.empty() ? "a patched wrapper was not recognised" : m.failure;
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0 && registering_device()) {
-    std::fprintf(stderr,
-                 "overlap-run: warning: UCX installed its memory hooks on overlap-run's "
-                 "wrappers, and they could not be put on libc's (%s): UCX's registration "
-                 "cache does not learn of memory glibc unmaps itself, and with the "
-                 "RDMA/knem/xpmem device here a later buffer at the same address may be sent "
-                 "from or received into stale pages (docs/overlap-run.md, \"UCX's memory "
-                 "hooks\").\n",
-                 rt.memory_hooks_failure.c_str());
-  }
+  ovx_hook_mirror state{};
+  rt.shim->mirror_memory_hooks(&state);
+  rt.memory_hooks_mirrored = state.mirrored;
+  rt.memory_hooks_failure = state.failure;
 }
 
 }  // namespace
@@ -142,6 +126,5 @@ void follow_ucx_memory_events() {
   // Registering may have made UCX install its hooks (its first event handler).
   put_ucx_hooks_in_place();
 }
-
 
 }  // namespace overlap::intercept

@@ -4,7 +4,7 @@
 // (settling transfers before an unmapping, the records of mappings and lasting advice the
 // move gate reads) is done from UCX's event handlers instead. And where UCX's hooks landed
 // on the shim's wrappers rather than libc's, they are put on libc's too
-// (ucx_hook_mirror.hpp; docs/overlap-run.md, "UCX's memory hooks").
+// (hook_mirror.h; docs/overlap-run.md, "UCX's memory hooks").
 #pragma once
 
 namespace overlap::intercept {

@@ -144,6 +144,14 @@ def check_placement(args, case_args, doc, want, tmp, pinned_ran):
             not r.get("placed_by_copy") or "copied_because" in r:
         fail(f"--place copy: place {doc['metadata'].get('place')!r}, "
              f"moved {r.get('placed_by_move')}, copied {r.get('placed_by_copy')}")
+    # --off (the preload, no interception) behaves as the plain run, UCX's announcements of
+    # glibc's own unmappings included (its hooks patched the shim's wrappers: mirrored).
+    p = run(intercepted_cmd(args, case_args, os.path.join(tmp, "off.json"), ["--off"]),
+            mpi_env(), timeout=600)
+    if p.returncode != 0:
+        fail(f"run under overlap-run --off: exit {p.returncode}")
+    if digests(p.stdout) != want:
+        fail(f"--off: digests {digests(p.stdout)}, expected {want}")
 
 
 def marker_line(marker):
