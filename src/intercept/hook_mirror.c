@@ -81,20 +81,55 @@ static uintptr_t jump_target(const unsigned char* p) {
   return 0;
 }
 
-/* movabs r11, target; jmp r11 (r11: scratch in the calling convention, no argument). The
- * protection changes are system calls, not the shim's mprotect() wrapper (which calls
+/* The jump UCX writes where it can: jmp rel32, 5 bytes. Another thread inside the system
+ * call of libc's function resumes at its instruction after `syscall` (byte 7 in glibc's
+ * munmap and madvise), which these 5 bytes leave whole; written with one aligned 8-byte
+ * store where the function starts 8-aligned (glibc's do), so no thread sees half of it.
+ * Only for a target beyond 2 GiB the 13 bytes of movabs r11, target; jmp r11. */
+#define NEAR_BYTES 5
+#define FAR_BYTES 13
+static int jump_bytes(const void* at, uintptr_t target) {
+  const intptr_t rel = (intptr_t)(target - ((uintptr_t)at + NEAR_BYTES));
+  return rel == (int32_t)rel ? NEAR_BYTES : FAR_BYTES;
+}
+
+/* The protection changes are system calls, not the shim's mprotect() wrapper (which calls
  * back here). */
-#define PATCH_BYTES 13
 static int write_jump(void* at, uintptr_t target) {
-  unsigned char code[PATCH_BYTES] = {0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0, 0x41, 0xff, 0xe3};
-  memcpy(code + 2, &target, sizeof target);
+  unsigned char code[FAR_BYTES] = {0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0, 0x41, 0xff, 0xe3};
+  const int n = jump_bytes(at, target);
+  if (n == NEAR_BYTES) {
+    const int32_t rel = (int32_t)(target - ((uintptr_t)at + NEAR_BYTES));
+    code[0] = 0xe9;
+    memcpy(code + 1, &rel, sizeof rel);
+  } else {
+    memcpy(code + 2, &target, sizeof target);
+  }
   const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
   const uintptr_t lo = (uintptr_t)at & ~(page - 1);
-  const uintptr_t hi = ((uintptr_t)at + PATCH_BYTES + page - 1) & ~(page - 1);
+  const uintptr_t hi = ((uintptr_t)at + FAR_BYTES + page - 1) & ~(page - 1);
   if (syscall(SYS_mprotect, lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return 0;
-  memcpy(at, code, PATCH_BYTES);
-  __builtin___clear_cache((char*)at, (char*)at + PATCH_BYTES);
+  if (n == NEAR_BYTES && (uintptr_t)at % 8 == 0) {
+    uint64_t word = 0;
+    memcpy(&word, at, sizeof word);
+    memcpy(&word, code, NEAR_BYTES); /* x86-64 is little-endian: the first 5 bytes */
+    __atomic_store_n((uint64_t*)at, word, __ATOMIC_SEQ_CST);
+  } else {
+    memcpy(at, code, (size_t)n);
+  }
+  __builtin___clear_cache((char*)at, (char*)at + n);
   return syscall(SYS_mprotect, lo, hi - lo, PROT_READ | PROT_EXEC) == 0;
+}
+
+/* A jump into the shim or libc is not UCX's hook: code of ours that differs from the file
+ * because the file was replaced during the run (a reinstall). Mirroring it would send
+ * libc's function into our wrapper and back. */
+static int hook_is_foreign(uintptr_t hook, const void* wrapper, const void* libc_function) {
+  Dl_info h, w, l;
+  if (dladdr((void*)hook, &h) == 0) return 1; /* anonymous code: a trampoline */
+  const int ours = dladdr(wrapper, &w) != 0 && w.dli_fbase == h.dli_fbase;
+  const int libcs = dladdr(libc_function, &l) != 0 && l.dli_fbase == h.dli_fbase;
+  return !ours && !libcs;
 }
 
 /* Puts the jump found at the start of `wrapper` into libc's `name`: 1, or 0 and why not. */
@@ -109,10 +144,12 @@ static int mirror_one(const unsigned char* wrapper, void* libc, const char* name
     why = "the patch on overlap-run's wrapper was not recognised";
   } else if (theirs == NULL) {
     why = "libc does not define it";
+  } else if (!hook_is_foreign(hook, wrapper, theirs)) {
+    why = "overlap-run's file changed during the run; its wrappers cannot be checked";
   } else if (jump_target(theirs) == hook) {
     return 1; /* mirrored before */
   } else if (dladdr1(theirs, &info, (void**)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL ||
-             sym->st_size < PATCH_BYTES) {
+             sym->st_size < (ElfW(Xword))jump_bytes(theirs, hook)) {
     why = "libc's function is too short to patch";
   } else if (!write_jump(theirs, hook)) {
     why = "libc's code could not be made writable";
@@ -150,6 +187,11 @@ void ovx_mirror_memory_hooks(void* const wrappers[OVX_HOOKABLE]) {
   const int fd = dladdr(wrappers[0], &self) != 0 && self.dli_fname != NULL
                      ? open(self.dli_fname, O_RDONLY | O_CLOEXEC)
                      : -1;
+  if (fd < 0) { /* (a relative preload path after a chdir, say): what we knew stays */
+    now = mirror_state;
+    snprintf(now.failure, sizeof now.failure,
+             "overlap-run's own file could not be read to check its wrappers");
+  }
   void* libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   for (int i = 0; i < OVX_HOOKABLE && fd >= 0; i++) {
     if (!patched(fd, wrappers[i])) continue;

@@ -20,9 +20,9 @@ extern "C" {
 #endif
 
 struct ovx_hook_mirror {
-  int displaced;     /* the shim's wrappers whose code was patched */
-  int mirrored;      /* of those, libc functions now patched the same way */
-  char failure[96];  /* why one could not be mirrored; empty when all were */
+  int displaced;    /* the shim's wrappers whose code was patched */
+  int mirrored;     /* of those, libc functions now patched the same way */
+  char failure[96]; /* why one could not be mirrored; empty when all were */
 };
 
 /* The four wrappers UCX's bistro may patch, in this order: munmap, mremap, madvise, mmap. */

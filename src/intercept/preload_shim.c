@@ -615,7 +615,8 @@ static void* map_pages(void* addr, size_t len, int prot, int flags, int fd, off_
   }
   void* (*next)(void*, size_t, int, int, int, off_t) = next_mmap();
   void* p = next != NULL ? next(addr, len, prot, flags, fd, offset)
-                         : (void*)syscall(SYS_mmap, addr, len, prot, flags, fd, offset);
+                         : (void*)syscall(SYS_mmap, addr, len, (long)prot, (long)flags,
+                                          (long)fd, (long)offset);
   if (p != MAP_FAILED) {
     mapped(p, len, flags);
   } else if (flags & MAP_FIXED) {
