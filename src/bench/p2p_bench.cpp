@@ -170,26 +170,29 @@ void P2pRun::round_trip(P2pImpl impl, const PageBuffer& buf, int count, bool wit
   MPI_Comm comm = clock_.comm();
   char* data = buf.data();
   volatile char sink = 0;
+  // blocking-pmpi: MPI's own functions, past any interposed layer (overlap-run's).
+  const bool pmpi = impl == P2pImpl::blocking_pmpi;
+  const bool nonblocking = impl != P2pImpl::blocking && !pmpi;
   const auto send = [&] {
-    if (impl != P2pImpl::blocking) {
+    if (nonblocking) {
       MPI_Request r;
       MPI_Isend(data, count, MPI_BYTE, peer, kTag, comm, &r);
       compute_beside(impl, with_comp);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
     } else {
-      MPI_Send(data, count, MPI_BYTE, peer, kTag, comm);
+      (pmpi ? PMPI_Send : MPI_Send)(data, count, MPI_BYTE, peer, kTag, comm);
       compute(with_comp);
     }
     if (count > 0) buf.touch()[0] = static_cast<char>(buf.touch()[0] + 1);  // write
   };
   const auto recv = [&] {
-    if (impl != P2pImpl::blocking) {
+    if (nonblocking) {
       MPI_Request r;
       MPI_Irecv(data, count, MPI_BYTE, peer, kTag, comm, &r);
       compute_beside(impl, with_comp);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(data, count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+      (pmpi ? PMPI_Recv : MPI_Recv)(data, count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
       compute(with_comp);
     }
     if (count > 0) sink = buf.touch()[0];  // read
@@ -385,9 +388,11 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
       points.push_back(p);
     }
   }
-  std::optional<double> blocking;
-  for (const P2pPoint& p : points)
+  std::optional<double> blocking, pmpi_pingpong;
+  for (const P2pPoint& p : points) {
     if (p.impl == P2pImpl::blocking && p.valid && !intercepted_) blocking = p.t_iter->median;
+    if (p.impl == P2pImpl::blocking_pmpi && p.valid) pmpi_pingpong = p.t_pingpong_s;
+  }
   for (P2pPoint& p : points) {
     if (intercepted_ && p.impl == P2pImpl::blocking) p.impl = P2pImpl::overlap_run;
     p.msg_bytes = key.msg_bytes;
@@ -396,8 +401,8 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     if (why.empty()) p.work_units = units_[key.target_comp_s];
     p.discarded_comm = comm_discarded;
     if (p.valid) {
-      derive_p2p_numbers(p, {t_comm, t_comp, blocking, config_.iterations, intercepted_,
-                             overlap_run_ ? overlap_run_->min_size_bytes : 0});
+      derive_p2p_numbers(p, {t_comm, t_comp, blocking, pmpi_pingpong, config_.iterations,
+                             intercepted_, overlap_run_ ? overlap_run_->min_size_bytes : 0});
     }
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
@@ -415,7 +420,8 @@ std::vector<OptionSpec> p2p_options() {
        "Measured in turn: blocking (MPI_Send/MPI_Recv as written; run the bench under "
        "overlap-run to measure it intercepted), nonblocking (Isend/Irecv + Wait, MPI's own "
        "progress), nonblocking-liboverlap (the same, liboverlap's engine driving MPI during "
-       "the computation)",
+       "the computation), blocking-pmpi (the blocking calls as PMPI_Send/PMPI_Recv, past "
+       "overlap-run: measured beside blocking under it, the layer's cost side by side)",
        "impls"},
       {"--progress", "shared",
        "liboverlap's progress policy for nonblocking-liboverlap: caller, shared or dedicated "

@@ -58,6 +58,14 @@ void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in) {
     p.null_reasons["overlap_ratio"] = why;
     p.null_reasons["ratio_to_optimal"] = why;
   }
+  if (p.impl == P2pImpl::blocking || p.impl == P2pImpl::overlap_run) {
+    if (in.pmpi_pingpong && *in.pmpi_pingpong > 0 && p.t_pingpong_s) {
+      p.pingpong_vs_pmpi = *p.t_pingpong_s / *in.pmpi_pingpong;
+    } else {
+      p.null_reasons["pingpong_vs_pmpi"] =
+          "blocking-pmpi was not measured (or is invalid) at this point";
+    }
+  }
   if (in.blocking_t_iter && t > 0) {
     p.speedup_vs_blocking = *in.blocking_t_iter / t;
   } else {

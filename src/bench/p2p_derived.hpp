@@ -18,13 +18,15 @@ struct P2pInputs {
   std::optional<double> t_comm;           // MPI's own round trip; null: all discarded
   std::optional<double> t_comp;           // both computation periods alone
   std::optional<double> blocking_t_iter;  // the plain blocking code's, same unit and run
+  std::optional<double> pmpi_pingpong;    // blocking-pmpi's t_pingpong, same unit and run
   int iterations = 0;                     // round trips per set, asked for
   bool intercepted = false;               // the run is under overlap-run
   long min_size_bytes = 0;                // its --min-size (when intercepted)
 };
 
 // Sets t_comm_s, t_comp_s, latency_s and bandwidth_Bps (from t_pingpong_s), optimal_s,
-// overlap_ratio, ratio_to_optimal and speedup_vs_blocking of a valid point (t_iter set;
+// overlap_ratio, ratio_to_optimal, speedup_vs_blocking and, on blocking and overlap-run
+// points, pingpong_vs_pmpi of a valid point (t_iter set;
 // msg_bytes, t_pingpong_s, deferred_calls as measured), with null_reasons for those left
 // null.
 void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in);

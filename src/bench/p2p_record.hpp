@@ -21,14 +21,15 @@ namespace overlap::bench {
 // name); nonblocking: MPI_Isend/MPI_Irecv + compute + MPI_Wait, the hand-written ideal,
 // progressed by MPI alone; nonblocking_liboverlap: the same with liboverlap's engine
 // driving MPI during the computation (OVX_Progress_begin/_end, policy --progress).
-enum class P2pImpl { blocking, nonblocking, overlap_run, nonblocking_liboverlap };
+enum class P2pImpl { blocking, nonblocking, overlap_run, nonblocking_liboverlap, blocking_pmpi };
 
-inline constexpr EnumNames<P2pImpl, 4> kP2pImplNames{
+inline constexpr EnumNames<P2pImpl, 5> kP2pImplNames{
     "implementation",
     {{{P2pImpl::blocking, "blocking"},
       {P2pImpl::nonblocking, "nonblocking"},
       {P2pImpl::nonblocking_liboverlap, "nonblocking-liboverlap"},
-      {P2pImpl::overlap_run, "overlap-run"}}}};
+      {P2pImpl::overlap_run, "overlap-run"},
+      {P2pImpl::blocking_pmpi, "blocking-pmpi"}}}};
 
 struct P2pConfig {
   std::vector<long> sizes_bytes;
@@ -70,6 +71,8 @@ struct P2pPoint {
   std::optional<double> overlap_ratio;
   std::optional<double> speedup_vs_blocking;
   std::optional<double> ratio_to_optimal;
+  // blocking / overlap-run points: t_pingpong over blocking-pmpi's, same point and run.
+  std::optional<double> pingpong_vs_pmpi;
   // Ranks 0 and 1: MPI's own round trips (comm_alone), the computation alone, this
   // implementation's round trips with computation (overlapped); docs/cpu-accounting.md.
   std::optional<CpuAccounting> cpu;
@@ -87,7 +90,8 @@ const Schema<P2pPoint>& p2p_point_schema();
 // comparisons null where nothing was deferred; metadata.overlap_run.
 // 3: impl nonblocking-liboverlap, config.progress, latency_s and bandwidth_Bps.
 // 4: cpu, decomposition (issue 13).
-inline constexpr int kP2pSchemaVersion = 4;
+// 5: impl blocking-pmpi, pingpong_vs_pmpi.
+inline constexpr int kP2pSchemaVersion = 5;
 
 inline const ResultKind<P2pConfig, P2pPoint> kP2pResult{
     "p2p",

@@ -19,6 +19,9 @@ Schema 3 (issue 11 item 5): the plain run also measures nonblocking-liboverlap (
 Irecv progressed by liboverlap's engine, --progress shared, recorded in config.progress);
 every point passed its data check (no invalid reason names it), and latency_s is half of
 t_pingpong_s and bandwidth_Bps msg_bytes over it, on every valid point.
+Schema 5: the plain and the overlap-run run also measure blocking-pmpi (the blocking calls
+as PMPI_*, past the layer); blocking and overlap-run points carry pingpong_vs_pmpi,
+recomputed here.
 At least one point must be valid per run: a run without any is retried once, visibly.
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
@@ -92,6 +95,24 @@ def check_point(p, blocking, intercepted, preloaded):
     return True
 
 
+def check_pmpi_ratio(points):
+    """Schema 5: blocking and overlap-run points carry t_pingpong over blocking-pmpi's of
+    the same point (null with a reason where that is missing); no other point has it."""
+    pmpi = {q["msg_bytes"]: q["t_pingpong_s"] for q in points
+            if q["impl"] == "blocking-pmpi" and q["valid"]}
+    for q in points:
+        where, r = f"point {q['impl']} {q['msg_bytes']}", q.get("pingpong_vs_pmpi", "absent")
+        if q["impl"] not in ("blocking", "overlap-run") or not q["valid"]:
+            if r is not None:
+                fail(f"{where}: pingpong_vs_pmpi {r}, expected null")
+        elif q["msg_bytes"] in pmpi:
+            if not isinstance(r, float) or not close(r, q["t_pingpong_s"] / pmpi[q["msg_bytes"]]):
+                fail(f"{where}: pingpong_vs_pmpi {r}, expected t_pingpong_s over "
+                     f"blocking-pmpi's {q['t_pingpong_s'] / pmpi[q['msg_bytes']]}")
+        elif r is not None or "pingpong_vs_pmpi" not in q.get("null_reasons", {}):
+            fail(f"{where}: no blocking-pmpi point, pingpong_vs_pmpi must be null with why")
+
+
 def check_latency(p, where):
     """latency_s = t_pingpong_s / 2, bandwidth_Bps = msg_bytes / latency_s (schema 3)."""
     lat, bw = p.get("latency_s", "absent"), p.get("bandwidth_Bps", "absent")
@@ -140,8 +161,8 @@ def check_overlap_run_metadata(doc, intercepted):
 def attempt(args, env, tmp, intercepted, off=False):
     """off: under `overlap-run --off`, loaded but intercepting nothing: plain points."""
     out = os.path.join(tmp, "p2p-off.json" if off else "p2p-run.json" if intercepted else "p2p.json")
-    impls = ["blocking"] if intercepted or off else \
-        ["blocking", "nonblocking", "nonblocking-liboverlap"]
+    impls = ["blocking"] if off else ["blocking", "blocking-pmpi"] if intercepted else \
+        ["blocking", "nonblocking", "nonblocking-liboverlap", "blocking-pmpi"]
     bench = [args.bench, "p2p", "--sizes", "1KiB,64KiB,256KiB", "--comp-times", "1ms",
              "--impl", ",".join(impls), "--progress", "shared",
              "--iterations", str(ITERATIONS), "--warmup", "1",
@@ -171,6 +192,7 @@ def attempt(args, env, tmp, intercepted, off=False):
     for q in doc["points"]:
         engine = engine or q["impl"] == "nonblocking-liboverlap"
         valid += check_point(q, blocking, intercepted, engine)
+    check_pmpi_ratio(doc["points"])
     print(f"{'overlap-run --off' if off else 'overlap-run' if intercepted else 'plain'}: "
           f"{len(doc['points'])} points, {valid} valid")
     return valid

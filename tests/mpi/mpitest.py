@@ -31,7 +31,7 @@ def close(a, b, rel=1e-9):
 
 # The schema version each benchmark writes (docs/result-format.md).
 SCHEMA_VERSIONS = {"sync": 2, "nbc": 5, "impact": 3, "latency": 2, "coll": 1, "progress": 2,
-                   "part": 2, "p2p": 4}
+                   "part": 2, "p2p": 5}
 
 KINDS = {
     "number": lambda v: is_num(v),
