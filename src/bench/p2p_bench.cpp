@@ -124,6 +124,7 @@ class P2pRun : public Sweep<P2pPoint> {
   Spans timed(int runs, const std::function<void()>& body, PhaseAccounting* acc = nullptr,
               PhaseAccounting::Phase phase = PhaseAccounting::overlapped);
   double comp_alone(std::vector<double>& own);
+  std::optional<double> pmpi_ratio(const PageBuffer& buf, int count);
   P2pPoint measure_impl(P2pImpl impl, const PageBuffer& buf, int count, double own_comp_ref);
 
   GlobalClock clock_;
@@ -307,6 +308,26 @@ double P2pRun::comp_alone(std::vector<double>& own) {
   return measure::median(times);
 }
 
+// The layer's cost side by side: round trips of the blocking code as written and as
+// PMPI calls alternate in one set (rank 0: median of the first over median of the
+// second). Each implementation's own sets run one after the other, and the later of two
+// identical codes came out up to 1.5x slower locally: order, not code.
+std::optional<double> P2pRun::pmpi_ratio(const PageBuffer& buf, int count) {
+  int run = 0;
+  const Spans s = timed(2 * config_.iterations, [&] {
+    round_trip(run++ % 2 == 0 ? P2pImpl::blocking : P2pImpl::blocking_pmpi, buf, count, false);
+  });
+  if (clock_.rank() != 0) return std::nullopt;
+  std::vector<double> written, pmpi;
+  std::size_t k = 0;  // rank 0's spans are the kept runs, in order
+  for (std::size_t i = 0; i < s.kept.size() && k < s.spans.size(); ++i)
+    if (s.kept[i]) (i % 2 == 0 ? written : pmpi).push_back(s.spans[k++]);
+  if (written.empty() || pmpi.empty()) return std::nullopt;
+  const double reference = measure::median(pmpi);
+  return reference > 0 ? std::optional<double>(measure::median(written) / reference)
+                       : std::nullopt;
+}
+
 P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count, double own_comp_ref) {
   P2pPoint p;
   p.impl = impl;
@@ -362,7 +383,7 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
   if (why.empty())
     why = mpi::agree_on_failure(clock_.comm(), calibrate(key.target_comp_s).value_or(""));
   std::vector<P2pPoint> points;
-  std::optional<double> t_comm, t_comp;
+  std::optional<double> t_comm, t_comp, side_by_side;
   int comm_discarded = 0;
   if (why.empty()) {
     const int count = static_cast<int>(key.msg_bytes);
@@ -379,6 +400,11 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     t_comp = comp_alone(own);
     const double own_ref = measure::mean(own);
     for (P2pImpl impl : config_.impls) points.push_back(measure_impl(impl, buf, count, own_ref));
+    const auto listed = [&](P2pImpl i) {
+      return std::find(config_.impls.begin(), config_.impls.end(), i) != config_.impls.end();
+    };
+    if (listed(P2pImpl::blocking) && listed(P2pImpl::blocking_pmpi))
+      side_by_side = pmpi_ratio(buf, count);
   } else {
     for (P2pImpl impl : config_.impls) {
       P2pPoint p;
@@ -388,11 +414,9 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
       points.push_back(p);
     }
   }
-  std::optional<double> blocking, pmpi_pingpong;
-  for (const P2pPoint& p : points) {
+  std::optional<double> blocking;
+  for (const P2pPoint& p : points)
     if (p.impl == P2pImpl::blocking && p.valid && !intercepted_) blocking = p.t_iter->median;
-    if (p.impl == P2pImpl::blocking_pmpi && p.valid) pmpi_pingpong = p.t_pingpong_s;
-  }
   for (P2pPoint& p : points) {
     if (intercepted_ && p.impl == P2pImpl::blocking) p.impl = P2pImpl::overlap_run;
     p.msg_bytes = key.msg_bytes;
@@ -401,7 +425,7 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     if (why.empty()) p.work_units = units_[key.target_comp_s];
     p.discarded_comm = comm_discarded;
     if (p.valid) {
-      derive_p2p_numbers(p, {t_comm, t_comp, blocking, pmpi_pingpong, config_.iterations,
+      derive_p2p_numbers(p, {t_comm, t_comp, blocking, side_by_side, config_.iterations,
                              intercepted_, overlap_run_ ? overlap_run_->min_size_bytes : 0});
     }
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

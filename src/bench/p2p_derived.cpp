@@ -59,11 +59,12 @@ void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in) {
     p.null_reasons["ratio_to_optimal"] = why;
   }
   if (p.impl == P2pImpl::blocking || p.impl == P2pImpl::overlap_run) {
-    if (in.pmpi_pingpong && *in.pmpi_pingpong > 0 && p.t_pingpong_s) {
-      p.pingpong_vs_pmpi = *p.t_pingpong_s / *in.pmpi_pingpong;
+    if (in.pmpi_ratio) {
+      p.pingpong_vs_pmpi = in.pmpi_ratio;
     } else {
       p.null_reasons["pingpong_vs_pmpi"] =
-          "blocking-pmpi was not measured (or is invalid) at this point";
+          "blocking-pmpi was not measured beside it at this point (or every alternating round "
+          "trip was discarded)";
     }
   }
   if (in.blocking_t_iter && t > 0) {

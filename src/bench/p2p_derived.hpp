@@ -18,7 +18,9 @@ struct P2pInputs {
   std::optional<double> t_comm;           // MPI's own round trip; null: all discarded
   std::optional<double> t_comp;           // both computation periods alone
   std::optional<double> blocking_t_iter;  // the plain blocking code's, same unit and run
-  std::optional<double> pmpi_pingpong;    // blocking-pmpi's t_pingpong, same unit and run
+  // The blocking code's round trip over blocking-pmpi's, measured alternating in one set
+  // (null when either was not listed or every such round trip was discarded).
+  std::optional<double> pmpi_ratio;
   int iterations = 0;                     // round trips per set, asked for
   bool intercepted = false;               // the run is under overlap-run
   long min_size_bytes = 0;                // its --min-size (when intercepted)

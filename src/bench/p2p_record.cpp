@@ -84,9 +84,10 @@ const Schema<P2pPoint>& p2p_point_schema() {
                "null under overlap-run (the plain blocking code runs in the plain run)")
           .add("ratio_to_optimal", &P::ratio_to_optimal, Unit::ratio, "t_iter / optimal_s")
           .add("pingpong_vs_pmpi", &P::pingpong_vs_pmpi, Unit::ratio,
-               "blocking and overlap-run points: t_pingpong_s over blocking-pmpi's of the same "
-               "(size, computation) in the same run; under overlap-run the layer's cost with "
-               "nothing to overlap, measured side by side; in a plain run about 1 (the noise)")
+               "blocking and overlap-run points, when blocking-pmpi is measured too: the blocking "
+               "code's round trip without computation over blocking-pmpi's, the two "
+               "alternating in one extra set (median over median); under overlap-run the "
+               "layer's cost with nothing to overlap, in a plain run about 1 (the noise)")
           .section("cpu", &P::cpu, cpu_accounting_schema(),
                    std::string(kCpuSectionDoc) +
                        "; ranks 0 and 1 (the others do not compute), each run's barrier "

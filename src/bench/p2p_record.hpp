@@ -71,7 +71,7 @@ struct P2pPoint {
   std::optional<double> overlap_ratio;
   std::optional<double> speedup_vs_blocking;
   std::optional<double> ratio_to_optimal;
-  // blocking / overlap-run points: t_pingpong over blocking-pmpi's, same point and run.
+  // blocking / overlap-run points: their round trip over blocking-pmpi's, alternating.
   std::optional<double> pingpong_vs_pmpi;
   // Ranks 0 and 1: MPI's own round trips (comm_alone), the computation alone, this
   // implementation's round trips with computation (overlapped); docs/cpu-accounting.md.
