@@ -324,8 +324,7 @@ std::optional<double> P2pRun::pmpi_ratio(const PageBuffer& buf, int count) {
     if (s.kept[i]) (i % 2 == 0 ? written : pmpi).push_back(s.spans[k++]);
   if (written.empty() || pmpi.empty()) return std::nullopt;
   const double reference = measure::median(pmpi);
-  return reference > 0 ? std::optional<double>(measure::median(written) / reference)
-                       : std::nullopt;
+  return reference > 0 ? std::optional<double>(measure::median(written) / reference) : std::nullopt;
 }
 
 P2pPoint P2pRun::measure_impl(P2pImpl impl, const PageBuffer& buf, int count, double own_comp_ref) {

@@ -21,9 +21,9 @@ struct P2pInputs {
   // The blocking code's round trip over blocking-pmpi's, measured alternating in one set
   // (null when either was not listed or every such round trip was discarded).
   std::optional<double> pmpi_ratio;
-  int iterations = 0;                     // round trips per set, asked for
-  bool intercepted = false;               // the run is under overlap-run
-  long min_size_bytes = 0;                // its --min-size (when intercepted)
+  int iterations = 0;        // round trips per set, asked for
+  bool intercepted = false;  // the run is under overlap-run
+  long min_size_bytes = 0;   // its --min-size (when intercepted)
 };
 
 // Sets t_comm_s, t_comp_s, latency_s and bandwidth_Bps (from t_pingpong_s), optimal_s,

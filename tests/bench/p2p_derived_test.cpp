@@ -63,7 +63,8 @@ TEST(P2pDerived, PingPongOverPmpiOnlyForTheBlockingCode) {
   P2pPoint alone = valid_point(1024, 3.0);
   derive_p2p_numbers(alone, {2.0, 2.0, 4.0, std::nullopt, 20, false, 0});
   EXPECT_FALSE(alone.pingpong_vs_pmpi);
-  EXPECT_TRUE(has(alone.null_reasons.at("pingpong_vs_pmpi"), "blocking-pmpi was not measured beside it"));
+  EXPECT_TRUE(
+      has(alone.null_reasons.at("pingpong_vs_pmpi"), "blocking-pmpi was not measured beside it"));
 }
 
 TEST(P2pDerived, LatencyIsHalfThePingPongAndBandwidthTheBytesOverIt) {
