@@ -212,9 +212,10 @@ void ovx_mirror_memory_hooks(void* const wrappers[OVX_HOOKABLE]) {
   if (now.failure[0] != '\0' && !warned && registering_device() && rank_zero_or_unknown()) {
     warned = 1;
     fprintf(stderr,
-            "overlap-run: warning: UCX installed its memory hooks on overlap-run's wrappers, "
-            "and they could not be put on libc's (%s): UCX's registration cache does not "
-            "learn of memory glibc unmaps itself, and with the RDMA/knem/xpmem device here a "
+            "overlap-run: warning: UCX's memory hooks could not all be checked on "
+            "overlap-run's wrappers or put on libc's functions (%s): UCX's registration cache "
+            "may not learn of memory glibc unmaps itself, and with the RDMA/knem/xpmem device "
+            "here a "
             "later buffer at the same address may be sent from or received into stale pages "
             "(docs/overlap-run.md, \"UCX's memory hooks\").\n",
             now.failure);

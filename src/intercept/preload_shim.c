@@ -6,8 +6,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <link.h>
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -636,13 +634,13 @@ OVX_EXPORT int madvise(void* addr, size_t len, int advice) {
   NEXT(int (*)(void*, size_t, int), madvise);
   return next_madvise(addr, len, advice);
 }
-extern __typeof__(munmap) munmap_here 
+extern __typeof__(munmap) munmap_here
     __attribute__((alias("munmap"), copy(munmap), visibility("hidden")));
-extern __typeof__(mremap) mremap_here 
+extern __typeof__(mremap) mremap_here
     __attribute__((alias("mremap"), copy(mremap), visibility("hidden")));
-extern __typeof__(madvise) madvise_here 
+extern __typeof__(madvise) madvise_here
     __attribute__((alias("madvise"), copy(madvise), visibility("hidden")));
-extern __typeof__(mmap) mmap_here 
+extern __typeof__(mmap) mmap_here
     __attribute__((alias("mmap"), copy(mmap), visibility("hidden")));
 static void* const hookable[OVX_HOOKABLE] = {(void*)munmap_here, (void*)mremap_here,
                                              (void*)madvise_here, (void*)mmap_here};

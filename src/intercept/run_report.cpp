@@ -128,11 +128,10 @@ json metadata(Runtime& rt, int size) {
   if (rt.memory_hooks_mirrored > 0) m["memory_hooks_mirrored"] = rt.memory_hooks_mirrored;
   if (!rt.memory_hooks_failure.empty()) {
     m["memory_hooks_note"] =
-        "UCX installed its memory hooks on overlap-run's wrappers, and they "
-        "could not all be put on libc's (" +
+        "UCX's memory hooks could not all be checked on overlap-run's wrappers or put on "
+        "libc's functions (" +
         rt.memory_hooks_failure +
-        "): memory glibc unmaps itself is not announced to UCX's "
-        "registration cache";
+        "): memory glibc unmaps itself may not be announced to UCX's registration cache";
   }
   m["min_size_bytes"] = rt.settings.min_bytes;
   m["defer"] = families_text(rt.settings.families);

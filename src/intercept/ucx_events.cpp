@@ -5,10 +5,8 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 
 #include "intercept/core_runtime.hpp"
-#include "intercept/move_gate.hpp"
 
 namespace overlap::intercept {
 
@@ -51,8 +49,8 @@ constexpr int kUcmEventMmap = 1 << 0, kUcmEventMunmap = 1 << 1, kUcmEventMremap 
 // This waits inside UCX's event read lock, for the progress thread. That cannot deadlock:
 // the lock is glibc's default rwlock, which prefers readers, so the progress thread's own
 // memory calls (readers too) pass a waiting writer; only adding or removing a UCX event
-// handler writes, which UCX does when it opens or closes a memory domain (MPI_Init,
-// MPI_Finalize), never while this program thread has a transfer in flight.
+// handler writes, which UCX does when it creates or destroys a registration cache (in
+// MPI_Init and MPI_Finalize, not while transfers are in flight).
 void settle_outside_mpi(const void* addr, std::size_t len) {
   Runtime& rt = runtime();
   if (!rt.active || rt.shim->thread_state()->in_mpi > 0 ||
