@@ -5,7 +5,7 @@
 # (pingpong_vs_pmpi). Plain runs give the same ratio as a control (about 1: the noise).
 # 2 emulated nodes at 1 Gbit/s, one rank per node; 1 KiB (below the eager limit and
 # overlap-run's --min-size: straight to MPI) and 2 MiB (deferred). Root, from the
-# repository root, about 8 minutes:
+# repository root, about 4 minutes:
 #   OMPI_DIR=build/test-openmpi MPICH_DIR=build/test-mpich \
 #     docs/results/overlap-run-2026-11-24/layer-cost/run.sh
 #   /usr/bin/python3 docs/results/overlap-run-2026-11-24/layer-cost/summarize.py
