@@ -54,38 +54,77 @@ constexpr std::size_t kMaxSamples = 4096;
 std::string_view reason_name(Reason r) { return kReasons[static_cast<int>(r)].name; }
 std::string_view reason_text(Reason r) { return kReasons[static_cast<int>(r)].text; }
 
-SiteStats& CallSites::at(Call call, std::uintptr_t site) {
+namespace {
+// A thread's recently used sites, direct-mapped by site (one look, one cache line on a
+// straight call). `owner` is a CallSites id, so an entry left by an object that is gone
+// never matches its successor at the same address.
+struct CachedSite {
+  std::uint64_t owner = 0;
+  std::uintptr_t key = 0;  // site and call
+  SiteCounters* counters = nullptr;
+};
+constexpr std::size_t kCachedSites = 16;
+thread_local CachedSite cached_sites[kCachedSites];
+thread_local std::uint64_t thread_serial = 0;
+std::atomic<std::uint64_t> next_id{1}, next_thread{1};
+
+// Call sites are return addresses, distinct per call; the call only tells the two halves
+// of an MPI_Sendrecv apart.
+std::uintptr_t key_of(Call call, std::uintptr_t site) {
+  return site ^ (static_cast<std::uintptr_t>(call) << 56);
+}
+
+// Only the owning thread writes a block: a load and a store, no locked instruction.
+void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) {
+  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+}  // namespace
+
+CallSites::CallSites() : id_(next_id.fetch_add(1)) {}
+
+CallSites::Entry& CallSites::at(Call call, std::uintptr_t site) {
   auto [it, fresh] = sites_.try_emplace({static_cast<int>(call), site});
   if (fresh) {
-    it->second.call = call;
-    it->second.site = site;
+    it->second.stats.call = call;
+    it->second.stats.site = site;
   }
   return it->second;
 }
 
+SiteCounters& CallSites::counters(Call call, std::uintptr_t site) {
+  const std::uintptr_t key = key_of(call, site);
+  CachedSite& slot = cached_sites[(key ^ (key >> 7) ^ (key >> 13)) % kCachedSites];
+  if (slot.owner == id_ && slot.key == key) return *slot.counters;
+  if (thread_serial == 0) thread_serial = next_thread.fetch_add(1);
+  SiteCounters* found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    found = &at(call, site).counters[thread_serial];
+  }
+  slot = {id_, key, found};
+  return *found;
+}
+
 void CallSites::called(Call call, std::uintptr_t site, std::uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  SiteStats& s = at(call, site);
-  s.calls += 1;
-  s.bytes += bytes;
+  SiteCounters& s = counters(call, site);
+  add(s.calls, 1);
+  add(s.bytes, bytes);
 }
 
 void CallSites::deferred(Call call, std::uintptr_t site, bool by_copy) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  SiteStats& s = at(call, site);
-  s.deferred += 1;
-  if (by_copy) s.deferred_by_copy += 1;
+  SiteCounters& s = counters(call, site);
+  add(s.deferred, 1);
+  if (by_copy) add(s.deferred_by_copy, 1);
   deferred_total_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void CallSites::not_deferred(Call call, std::uintptr_t site, Reason why) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  at(call, site).not_deferred[static_cast<int>(why)] += 1;
+  add(counters(call, site).not_deferred[static_cast<std::size_t>(why)], 1);
 }
 
 void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  SiteStats& s = at(call, site);
+  SiteStats& s = at(call, site).stats;
   s.window_min_s = s.completed == 0 ? c.window_s : std::min(s.window_min_s, c.window_s);
   s.window_max_s = std::max(s.window_max_s, c.window_s);
   s.completed += 1;
@@ -115,7 +154,18 @@ void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
 std::vector<SiteStats> CallSites::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<SiteStats> out;
-  for (const auto& [key, s] : sites_) out.push_back(s);
+  constexpr auto relaxed = std::memory_order_relaxed;
+  for (const auto& [key, e] : sites_) {
+    SiteStats& s = out.emplace_back(e.stats);
+    for (const auto& [thread, c] : e.counters) {
+      s.calls += c.calls.load(relaxed);
+      s.bytes += c.bytes.load(relaxed);
+      s.deferred += c.deferred.load(relaxed);
+      s.deferred_by_copy += c.deferred_by_copy.load(relaxed);
+      for (std::size_t i = 0; i < c.not_deferred.size(); ++i)
+        s.not_deferred[i] += c.not_deferred[i].load(relaxed);
+    }
+  }
   return out;
 }
 

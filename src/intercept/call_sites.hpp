@@ -5,6 +5,7 @@
 // the buffers first. Records only; the report writer formats them.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -74,8 +75,24 @@ struct Completion {
   double stall_s = 0;
 };
 
+// What every intercepted call adds to, deferred or not, one block per site and thread:
+// its thread is the only writer, so a call that goes straight to MPI takes no lock and no
+// atomic read-modify-write (a small message must not pay for the report). Atomics only
+// so that snapshot() may read while the thread writes.
+struct SiteCounters {
+  std::atomic<std::uint64_t> calls{0}, bytes{0}, deferred{0}, deferred_by_copy{0};
+  std::array<std::atomic<std::uint64_t>, kReasonCount> not_deferred{};
+};
+
 class CallSites {
  public:
+  CallSites();
+  CallSites(const CallSites&) = delete;
+  CallSites& operator=(const CallSites&) = delete;
+
+  // called/deferred/not_deferred are lock-free once the calling thread has met the site:
+  // each thread keeps its counters of a few recently used sites at hand (map nodes never
+  // move, so the pointers stay valid).
   void called(Call call, std::uintptr_t site, std::uint64_t bytes);
   void deferred(Call call, std::uintptr_t site, bool by_copy);
   void not_deferred(Call call, std::uintptr_t site, Reason why);
@@ -86,10 +103,16 @@ class CallSites {
   std::uint64_t deferred_total() const { return deferred_total_.load(std::memory_order_relaxed); }
 
  private:
-  SiteStats& at(Call call, std::uintptr_t site);
+  struct Entry {
+    std::map<std::uint64_t, SiteCounters> counters;  // per thread (its serial)
+    SiteStats stats;  // the rest, under mutex_ (only deferred transfers add to it)
+  };
+  Entry& at(Call call, std::uintptr_t site);  // mutex_ held
+  SiteCounters& counters(Call call, std::uintptr_t site);
+  const std::uint64_t id_;  // names this object in the threads' caches (never reused)
   std::atomic<std::uint64_t> deferred_total_{0};
   mutable std::mutex mutex_;
-  std::map<std::pair<int, std::uintptr_t>, SiteStats> sites_;
+  std::map<std::pair<int, std::uintptr_t>, Entry> sites_;
 };
 
 // Median of the samples kept (0 when none).

@@ -76,22 +76,23 @@ bool family_on(Call call) {
 
 // The reason a send may not be deferred, or nothing.
 std::optional<Reason> send_reason(Call call, const void* buf, int count, MPI_Datatype type,
-                                  int dest, MPI_Comm comm, Extent& e) {
+                                  std::uint64_t bytes, int dest, MPI_Comm comm, Extent& e) {
   if (call == Call::ssend) return Reason::synchronous_mode;
   if (call == Call::bsend) return Reason::buffered_mode;
   if (!family_on(call)) return Reason::family_off;
   if (dest == MPI_PROC_NULL) return Reason::proc_null;
-  return check_deferrable(buf, count, type, comm, e);
+  return check_deferrable(buf, count, type, bytes, comm, e);
 }
 
-std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type, int source,
-                                  int tag, MPI_Comm comm, const MPI_Status* status, Extent& e) {
+std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type,
+                                  std::uint64_t bytes, int source, int tag, MPI_Comm comm,
+                                  const MPI_Status* status, Extent& e) {
   if (!family_on(call)) return Reason::family_off;
   if (source == MPI_PROC_NULL) return Reason::proc_null;
   if (status != MPI_STATUS_IGNORE && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)) {
     return Reason::wildcard_status;
   }
-  return check_deferrable(buf, count, type, comm, e);
+  return check_deferrable(buf, count, type, bytes, comm, e);
 }
 
 // What the program sees of a deferred receive's status at return (status_codec.hpp).
@@ -111,9 +112,10 @@ int send_call(Call call, const void* buf, int count, MPI_Datatype type, int dest
   if (!rt.active) return plain_send(call, buf, count, type, dest, tag, comm);
   begin_call();
   const std::uintptr_t at = site();
-  rt.sites.called(call, at, message_bytes(count, type));
+  const std::uint64_t bytes = message_bytes(count, type);
+  rt.sites.called(call, at, bytes);
   Extent e;
-  std::optional<Reason> why = send_reason(call, buf, count, type, dest, comm, e);
+  std::optional<Reason> why = send_reason(call, buf, count, type, bytes, dest, comm, e);
   if (!why) {
     const Started st = start_send(call, buf, count, type, dest, tag, comm, e, call == Call::rsend);
     if (st.slot != nullptr) return MPI_SUCCESS;
@@ -143,10 +145,11 @@ int core_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   if (!rt.active) return PMPI_Recv(buf, count, type, source, tag, comm, status);
   begin_call();
   const std::uintptr_t at = site();
-  rt.sites.called(Call::recv, at, message_bytes(count, type));
+  const std::uint64_t bytes = message_bytes(count, type);
+  rt.sites.called(Call::recv, at, bytes);
   Extent e;
   std::optional<Reason> why =
-      recv_reason(Call::recv, buf, count, type, source, tag, comm, status, e);
+      recv_reason(Call::recv, buf, count, type, bytes, source, tag, comm, status, e);
   if (!why) {
     const Started st = start_recv(Call::recv, buf, count, type, source, tag, comm, e);
     if (st.slot != nullptr) {
@@ -168,12 +171,13 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
   }
   begin_call();
   const std::uintptr_t at = site();
-  rt.sites.called(Call::sendrecv_replace, at, message_bytes(count, type));
+  const std::uint64_t bytes = message_bytes(count, type);
+  rt.sites.called(Call::sendrecv_replace, at, bytes);
   Extent e;
-  std::optional<Reason> why =
-      dest == MPI_PROC_NULL
-          ? std::optional<Reason>(Reason::proc_null)
-          : recv_reason(Call::sendrecv_replace, buf, count, type, source, recvtag, comm, status, e);
+  std::optional<Reason> why = dest == MPI_PROC_NULL
+                                  ? std::optional<Reason>(Reason::proc_null)
+                                  : recv_reason(Call::sendrecv_replace, buf, count, type, bytes,
+                                                source, recvtag, comm, status, e);
   if (!why) {
     const Started st =
         start_sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, e);
@@ -245,14 +249,16 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   }
   begin_call();
   const std::uintptr_t at = site();
-  rt.sites.called(Call::sendrecv_recv, at, message_bytes(recvcount, recvtype));
-  rt.sites.called(Call::sendrecv_send, at, message_bytes(sendcount, sendtype));
+  const std::uint64_t rbytes = message_bytes(recvcount, recvtype);
+  const std::uint64_t sbytes = message_bytes(sendcount, sendtype);
+  rt.sites.called(Call::sendrecv_recv, at, rbytes);
+  rt.sites.called(Call::sendrecv_send, at, sbytes);
   // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
   Extent re, se;
   std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
-                                           source, recvtag, comm, status, re);
+                                           rbytes, source, recvtag, comm, status, re);
   std::optional<Reason> swhy =
-      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, comm, se);
+      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, sbytes, dest, comm, se);
   if (rwhy && swhy) {
     // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
     rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);

@@ -85,7 +85,7 @@ void finish(Slot& s) {
     rt.statuses.store(s.token.load(), s.status);
   }
   s.complete_ns = now_ns();
-  s.state.store(kDone, std::memory_order_release);
+  rt.table.mark_done(s);
   futex_wake_all(s.state);
   __atomic_fetch_sub(rt.shim->active, 1, __ATOMIC_RELEASE);
 }

@@ -144,10 +144,10 @@ std::uint64_t message_bytes(int count, MPI_Datatype type) {
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
 
-std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
-                                       Extent& e) {
+std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
+                                       std::uint64_t bytes, MPI_Comm comm, Extent& e) {
   Runtime& rt = runtime();
-  e.bytes = message_bytes(count, type);
+  e.bytes = bytes;
   if (e.bytes == 0 || e.bytes < static_cast<std::uint64_t>(rt.settings.min_bytes)) {
     return Reason::below_threshold;
   }

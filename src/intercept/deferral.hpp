@@ -22,9 +22,10 @@ struct Extent {
   MPI_Aint true_lb = 0;
 };
 
-// Why the call may not be deferred, or nothing (then `e` is filled).
-std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
-                                       Extent& e);
+// Why the call may not be deferred, or nothing (then `e` is filled). `bytes` is
+// message_bytes(count, type), which the caller has for its statistics already.
+std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
+                                       std::uint64_t bytes, MPI_Comm comm, Extent& e);
 // Bytes of (count, type) for the statistics (0 when MPI refuses the type).
 std::uint64_t message_bytes(int count, MPI_Datatype type);
 

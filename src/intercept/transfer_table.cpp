@@ -35,6 +35,12 @@ Slot* TransferTable::reserve() {
 
 void TransferTable::publish(Slot* s) { s->state.store(kActive, std::memory_order_release); }
 
+void TransferTable::mark_done(Slot& s) {
+  // Counted first: a reaper that sees the slot done also sees the count (release below).
+  done_.fetch_add(1, std::memory_order_relaxed);
+  s.state.store(kDone, std::memory_order_release);
+}
+
 Slot* TransferTable::hold_covering(std::uintptr_t address) {
   const int high = high_.load(std::memory_order_acquire);
   for (int i = 0; i < high; ++i) {

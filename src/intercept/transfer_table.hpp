@@ -66,6 +66,8 @@ class TransferTable {
   // A free slot, reserved for the caller; nullptr when all are in use.
   Slot* reserve();
   void publish(Slot* s);  // reserved -> active
+  // active -> done (its transfer finished); the caller wakes the slot's waiters.
+  void mark_done(Slot& s);
   // The active slot whose pages contain `address`, with its handler count raised (the
   // caller lowers it); nullptr when none. Async-signal-safe.
   Slot* hold_covering(std::uintptr_t address);
@@ -83,6 +85,9 @@ class TransferTable {
  private:
   Slot slots_[kSlotCount];
   std::atomic<int> high_{0};  // slots [0, high) have been used
+  // Slots done and not reaped: every intercepted call reaps, and most find nothing, so
+  // they skip the scan (a burst of large transfers can leave `high` in the hundreds).
+  std::atomic<int> done_{0};
 };
 
 template <typename F>
@@ -115,6 +120,7 @@ void TransferTable::for_each_active(F&& f) {
 
 template <typename F>
 void TransferTable::reap(F&& f) {
+  if (done_.load(std::memory_order_acquire) == 0) return;
   const int high = high_.load(std::memory_order_acquire);
   for (int i = 0; i < high; ++i) {
     Slot& s = slots_[i];
@@ -126,6 +132,7 @@ void TransferTable::reap(F&& f) {
       s.state.store(kDone, std::memory_order_release);
       continue;
     }
+    done_.fetch_sub(1, std::memory_order_relaxed);
     f(s);
     s.state.store(kFree, std::memory_order_release);
   }

@@ -8,7 +8,6 @@
 
 #include "base/usage_error.hpp"
 #include "intercept/buffer_memory.hpp"
-#include "intercept/call_sites.hpp"
 #include "intercept/launch_plan.hpp"
 #include "intercept/move_rules.hpp"
 #include "intercept/protection_map.hpp"
@@ -357,40 +356,6 @@ TEST(LaunchPlan, EachLauncherForwardsTheSettings) {
   EXPECT_EQ(p.set_env, env);
   EXPECT_EQ(merged_preload("", "/s.so"), "/s.so");
   EXPECT_EQ(merged_preload("/asan.so /x.so:/s.so", "/s.so"), "/asan.so:/x.so:/s.so");
-}
-
-TEST(CallSites, WindowsTouchesAndReasons) {
-  CallSites sites;
-  sites.called(Call::recv, 0x10, 100);
-  sites.called(Call::recv, 0x10, 100);
-  sites.deferred(Call::recv, 0x10, false);
-  sites.not_deferred(Call::recv, 0x10, Reason::shares_first_page);
-  sites.deferred(Call::send, 0x20, true);
-  EXPECT_EQ(sites.deferred_total(), 2u);  // every site, not-deferred calls not counted
-  for (double w : {3.0, 1.0, 2.0}) {
-    Completion c;
-    c.window_s = w;
-    c.touched = w < 2.5;
-    c.touch_pc = 0x99;
-    c.touch_delay_s = w;
-    c.faults = 1;
-    c.stall_s = 0.5;
-    sites.completed(Call::recv, 0x10, c);
-  }
-  const auto snap = sites.snapshot();
-  ASSERT_EQ(snap.size(), 2u);
-  const SiteStats& s = snap[0].call == Call::recv ? snap[0] : snap[1];
-  EXPECT_EQ(s.calls, 2u);
-  EXPECT_EQ(s.deferred, 1u);
-  EXPECT_EQ(s.bytes, 200u);
-  EXPECT_EQ(s.not_deferred[static_cast<int>(Reason::shares_first_page)], 1u);
-  EXPECT_DOUBLE_EQ(median_window(s), 2.0);
-  EXPECT_DOUBLE_EQ(s.window_min_s, 1.0);
-  EXPECT_DOUBLE_EQ(s.window_max_s, 3.0);
-  EXPECT_EQ(s.touched_before_completion, 2u);
-  EXPECT_EQ(s.touches.at(0x99).count, 2u);
-  EXPECT_DOUBLE_EQ(s.touches.at(0x99).delay_min_s, 1.0);
-  EXPECT_DOUBLE_EQ(s.stall_s, 1.5);
 }
 
 TEST(RunReport, SummaryNamesTheTouchLine) {

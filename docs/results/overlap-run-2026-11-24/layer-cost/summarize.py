@@ -1,16 +1,17 @@
 #!/usr/bin/python3
 """pingpong_vs_pmpi of every run of run.sh, per MPI, configuration and size, with the
 median over the rounds; the plain runs' ratio is the control (its distance from 1 is the
-noise of the method)."""
+noise of the method). Reads this folder, or the folder given (layer-cost-2 too)."""
 import glob
 import json
 import os
 import statistics
+import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 rows = {}
 for path in sorted(glob.glob(os.path.join(here, "*-*-*.json"))):
-    mpi, config, _ = os.path.basename(path)[:-5].split("-")
+    mpi, config = os.path.basename(path)[:-5].split("-")[:2]
     for p in json.load(open(path))["points"]:
         if p["impl"] in ("blocking", "overlap-run"):
             rows.setdefault((mpi, config, p["msg_bytes"]), []).append(

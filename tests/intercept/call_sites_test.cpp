@@ -1,0 +1,104 @@
+// CallSites: the statistics every intercepted call adds to, and what the report reads.
+#include "intercept/call_sites.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace overlap::intercept {
+namespace {
+
+const SiteStats* find(const std::vector<SiteStats>& snap, Call call, std::uintptr_t site) {
+  for (const SiteStats& s : snap)
+    if (s.call == call && s.site == site) return &s;
+  return nullptr;
+}
+
+TEST(CallSites, WindowsTouchesAndReasons) {
+  CallSites sites;
+  sites.called(Call::recv, 0x10, 100);
+  sites.called(Call::recv, 0x10, 100);
+  sites.deferred(Call::recv, 0x10, false);
+  sites.not_deferred(Call::recv, 0x10, Reason::shares_first_page);
+  sites.deferred(Call::send, 0x20, true);
+  EXPECT_EQ(sites.deferred_total(), 2u);  // every site, not-deferred calls not counted
+  for (double w : {3.0, 1.0, 2.0}) {
+    Completion c;
+    c.window_s = w;
+    c.touched = w < 2.5;
+    c.touch_pc = 0x99;
+    c.touch_delay_s = w;
+    c.faults = 1;
+    c.stall_s = 0.5;
+    sites.completed(Call::recv, 0x10, c);
+  }
+  const auto snap = sites.snapshot();
+  ASSERT_EQ(snap.size(), 2u);
+  const SiteStats& s = snap[0].call == Call::recv ? snap[0] : snap[1];
+  EXPECT_EQ(s.calls, 2u);
+  EXPECT_EQ(s.deferred, 1u);
+  EXPECT_EQ(s.bytes, 200u);
+  EXPECT_EQ(s.not_deferred[static_cast<int>(Reason::shares_first_page)], 1u);
+  EXPECT_DOUBLE_EQ(median_window(s), 2.0);
+  EXPECT_DOUBLE_EQ(s.window_min_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.window_max_s, 3.0);
+  EXPECT_EQ(s.touched_before_completion, 2u);
+  EXPECT_EQ(s.touches.at(0x99).count, 2u);
+  EXPECT_DOUBLE_EQ(s.touches.at(0x99).delay_min_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.stall_s, 1.5);
+}
+
+// Each thread counts in its own block; the snapshot sums them. Many sites per thread, so
+// the threads' caches of recent sites evict and find their blocks again.
+TEST(CallSites, ThreadsCountApartAndTheSnapshotSums) {
+  CallSites sites;
+  constexpr int kThreads = 4, kRounds = 2000, kSites = 40;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&sites] {
+      for (int r = 0; r < kRounds; ++r) {
+        for (std::uintptr_t site = 1; site <= kSites; ++site) {
+          sites.called(Call::send, site * 64, 8);
+          sites.not_deferred(Call::send, site * 64, Reason::below_threshold);
+        }
+        sites.called(Call::sendrecv_recv, 64, 1);  // same site, the other half of a call
+        sites.deferred(Call::sendrecv_recv, 64, r % 2 == 0);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const auto snap = sites.snapshot();
+  ASSERT_EQ(snap.size(), static_cast<std::size_t>(kSites + 1));
+  for (std::uintptr_t site = 1; site <= kSites; ++site) {
+    const SiteStats* s = find(snap, Call::send, site * 64);
+    ASSERT_NE(s, nullptr) << site;
+    EXPECT_EQ(s->calls, std::uint64_t{kThreads * kRounds});
+    EXPECT_EQ(s->bytes, std::uint64_t{8 * kThreads * kRounds});
+    EXPECT_EQ(s->not_deferred[static_cast<int>(Reason::below_threshold)],
+              std::uint64_t{kThreads * kRounds});
+    EXPECT_EQ(s->deferred, 0u);
+  }
+  const SiteStats* half = find(snap, Call::sendrecv_recv, 64);
+  ASSERT_NE(half, nullptr);
+  EXPECT_EQ(half->calls, std::uint64_t{kThreads * kRounds});
+  EXPECT_EQ(half->deferred, std::uint64_t{kThreads * kRounds});
+  EXPECT_EQ(half->deferred_by_copy, std::uint64_t{kThreads * kRounds / 2});
+  EXPECT_EQ(sites.deferred_total(), std::uint64_t{kThreads * kRounds});
+}
+
+// A thread's cache of recent sites must not hand an object the counters of an earlier
+// one (which may have lived at the same address).
+TEST(CallSites, AFreshObjectStartsFromZero) {
+  for (int i = 0; i < 3; ++i) {
+    CallSites sites;
+    sites.called(Call::recv, 0x40, 10);
+    const auto snap = sites.snapshot();
+    ASSERT_EQ(snap.size(), 1u);
+    EXPECT_EQ(snap[0].calls, 1u) << "object " << i;
+    EXPECT_EQ(snap[0].bytes, 10u) << "object " << i;
+  }
+}
+
+}  // namespace
+}  // namespace overlap::intercept
