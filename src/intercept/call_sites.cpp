@@ -1,6 +1,7 @@
 #include "intercept/call_sites.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace overlap::intercept {
 
@@ -55,28 +56,12 @@ std::string_view reason_name(Reason r) { return kReasons[static_cast<int>(r)].na
 std::string_view reason_text(Reason r) { return kReasons[static_cast<int>(r)].text; }
 
 namespace {
-// A thread's recently used sites, direct-mapped by site (one look, one cache line on a
-// straight call). `owner` is a CallSites id, so an entry left by an object that is gone
-// never matches its successor at the same address.
-struct CachedSite {
-  std::uint64_t owner = 0;
-  std::uintptr_t key = 0;  // site and call
-  SiteCounters* counters = nullptr;
-};
-constexpr std::size_t kCachedSites = 16;
-thread_local CachedSite cached_sites[kCachedSites];
-thread_local std::uint64_t thread_serial = 0;
-std::atomic<std::uint64_t> next_id{1}, next_thread{1};
+std::atomic<std::uint64_t> next_id{1};
 
 // Call sites are return addresses, distinct per call; the call only tells the two halves
 // of an MPI_Sendrecv apart.
 std::uintptr_t key_of(Call call, std::uintptr_t site) {
   return site ^ (static_cast<std::uintptr_t>(call) << 56);
-}
-
-// Only the owning thread writes a block: a load and a store, no locked instruction.
-void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) {
-  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 }  // namespace
 
@@ -91,35 +76,25 @@ CallSites::Entry& CallSites::at(Call call, std::uintptr_t site) {
   return it->second;
 }
 
-SiteCounters& CallSites::counters(Call call, std::uintptr_t site) {
+[[gnu::hot]] SiteCounters& CallSites::counters(Call call, std::uintptr_t site, SiteCache& mine,
+                                               std::uint64_t thread) {
   const std::uintptr_t key = key_of(call, site);
-  CachedSite& slot = cached_sites[(key ^ (key >> 7) ^ (key >> 13)) % kCachedSites];
+  constexpr std::size_t n = std::size(SiteCache{}.entries);
+  SiteCache::Entry& slot = mine.entries[(key ^ (key >> 7) ^ (key >> 13)) % n];
   if (slot.owner == id_ && slot.key == key) return *slot.counters;
-  if (thread_serial == 0) thread_serial = next_thread.fetch_add(1);
   SiteCounters* found = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    found = &at(call, site).counters[thread_serial];
+    found = &at(call, site).counters[thread];
   }
   slot = {id_, key, found};
   return *found;
 }
 
-void CallSites::called(Call call, std::uintptr_t site, std::uint64_t bytes) {
-  SiteCounters& s = counters(call, site);
-  add(s.calls, 1);
-  add(s.bytes, bytes);
-}
-
-void CallSites::deferred(Call call, std::uintptr_t site, bool by_copy) {
-  SiteCounters& s = counters(call, site);
-  add(s.deferred, 1);
-  if (by_copy) add(s.deferred_by_copy, 1);
+void CallSites::deferred(SiteCounters& mine, bool by_copy) {
+  SiteCounters::add(mine.deferred, 1);
+  if (by_copy) SiteCounters::add(mine.deferred_by_copy, 1);
   deferred_total_.fetch_add(1, std::memory_order_relaxed);
-}
-
-void CallSites::not_deferred(Call call, std::uintptr_t site, Reason why) {
-  add(counters(call, site).not_deferred[static_cast<std::size_t>(why)], 1);
 }
 
 void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {

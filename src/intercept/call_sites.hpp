@@ -82,6 +82,29 @@ struct Completion {
 struct SiteCounters {
   std::atomic<std::uint64_t> calls{0}, bytes{0}, deferred{0}, deferred_by_copy{0};
   std::array<std::atomic<std::uint64_t>, kReasonCount> not_deferred{};
+
+  void count_call(std::uint64_t n) {
+    add(calls, 1);
+    add(bytes, n);
+  }
+  void count_straight(Reason why) { add(not_deferred[static_cast<std::size_t>(why)], 1); }
+  // A load and a store, no locked instruction: only the owning thread writes.
+  static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+// A thread's recently used sites, direct-mapped by site and call: its own, never shared
+// (overlap-run keeps it in the shim's thread state). All zero is empty. `owner` is a
+// CallSites id, so an entry left by an object that is gone never matches its successor
+// at the same address.
+struct SiteCache {
+  struct Entry {
+    std::uint64_t owner;
+    std::uintptr_t key;  // site and call
+    SiteCounters* counters;
+  };
+  Entry entries[16];
 };
 
 class CallSites {
@@ -90,12 +113,13 @@ class CallSites {
   CallSites(const CallSites&) = delete;
   CallSites& operator=(const CallSites&) = delete;
 
-  // called/deferred/not_deferred are lock-free once the calling thread has met the site:
-  // each thread keeps its counters of a few recently used sites at hand (map nodes never
-  // move, so the pointers stay valid).
-  void called(Call call, std::uintptr_t site, std::uint64_t bytes);
-  void deferred(Call call, std::uintptr_t site, bool by_copy);
-  void not_deferred(Call call, std::uintptr_t site, Reason why);
+  // The calling thread's counters of a site, for the calling thread only (it is their one
+  // writer): `thread` names it for the process's life (not 0), `mine` is its cache.
+  // Lock-free once the thread has met the site (map nodes never move, so the cached
+  // pointers stay valid).
+  SiteCounters& counters(Call call, std::uintptr_t site, SiteCache& mine, std::uint64_t thread);
+  // A deferred call, counted on the calling thread's counters of its site.
+  void deferred(SiteCounters& mine, bool by_copy);
   void completed(Call call, std::uintptr_t site, const Completion& c);
   std::vector<SiteStats> snapshot() const;
   // Calls deferred so far, every site: read without the lock (overlap-bench p2p asks
@@ -108,7 +132,6 @@ class CallSites {
     SiteStats stats;  // the rest, under mutex_ (only deferred transfers add to it)
   };
   Entry& at(Call call, std::uintptr_t site);  // mutex_ held
-  SiteCounters& counters(Call call, std::uintptr_t site);
   const std::uint64_t id_;  // names this object in the threads' caches (never reused)
   std::atomic<std::uint64_t> deferred_total_{0};
   mutable std::mutex mutex_;

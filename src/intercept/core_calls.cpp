@@ -26,12 +26,8 @@ namespace overlap::intercept {
 
 namespace {
 
-std::uintptr_t site() {
-  return reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site);
-}
-
 // Every intercepted call: a pass under policy caller, and finished transfers reaped.
-void begin_call() {
+[[gnu::hot]] void begin_call() {
   Runtime& rt = runtime();
   if (!rt.progress->background()) rt.progress->poll();
   reap();
@@ -40,14 +36,14 @@ void begin_call() {
 // Settles the bytes a (buf, count, type) argument of a call that is not deferred covers.
 // With no deferred transfer in flight in the process there is nothing to settle, and the
 // type queries behind the bytes are most of what a small message pays for the layer.
-void settle_buffer(const void* buf, int count, MPI_Datatype type, bool write) {
+[[gnu::hot]] void settle_buffer(const void* buf, int count, MPI_Datatype type, bool write) {
   if (__atomic_load_n(runtime().shim->active, __ATOMIC_ACQUIRE) == 0) return;
   const Span s = typed_bytes(buf, count, type, write);
   settle(s.lo, s.hi, s.write);
 }
 
-int plain_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm) {
+[[gnu::hot]] int plain_send(Call call, const void* buf, int count, MPI_Datatype type, int dest,
+                            int tag, MPI_Comm comm) {
   switch (call) {
     case Call::rsend:
       return PMPI_Rsend(buf, count, type, dest, tag, comm);
@@ -60,7 +56,7 @@ int plain_send(Call call, const void* buf, int count, MPI_Datatype type, int des
   }
 }
 
-bool family_on(Call call) {
+[[gnu::hot]] bool family_on(Call call) {
   const Families& f = runtime().settings.families;
   switch (call) {
     case Call::send:
@@ -75,8 +71,9 @@ bool family_on(Call call) {
 }
 
 // The reason a send may not be deferred, or nothing.
-std::optional<Reason> send_reason(Call call, const void* buf, int count, MPI_Datatype type,
-                                  std::uint64_t bytes, int dest, MPI_Comm comm, Extent& e) {
+[[gnu::hot]] std::optional<Reason> send_reason(Call call, const void* buf, int count,
+                                               MPI_Datatype type, std::uint64_t bytes, int dest,
+                                               MPI_Comm comm, Extent& e) {
   if (call == Call::ssend) return Reason::synchronous_mode;
   if (call == Call::bsend) return Reason::buffered_mode;
   if (!family_on(call)) return Reason::family_off;
@@ -84,9 +81,9 @@ std::optional<Reason> send_reason(Call call, const void* buf, int count, MPI_Dat
   return check_deferrable(buf, count, type, bytes, comm, e);
 }
 
-std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type,
-                                  std::uint64_t bytes, int source, int tag, MPI_Comm comm,
-                                  const MPI_Status* status, Extent& e) {
+[[gnu::hot]] std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type,
+                                               std::uint64_t bytes, int source, int tag,
+                                               MPI_Comm comm, const MPI_Status* status, Extent& e) {
   if (!family_on(call)) return Reason::family_off;
   if (source == MPI_PROC_NULL) return Reason::proc_null;
   if (status != MPI_STATUS_IGNORE && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)) {
@@ -106,14 +103,14 @@ void fill_pending_status(MPI_Status* status, int source, int tag, std::uint32_t 
   encode_pending(*status, token);
 }
 
-int send_call(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm) {
+[[gnu::hot]] int send_call(Call call, const void* buf, int count, MPI_Datatype type, int dest,
+                           int tag, MPI_Comm comm) {
   Runtime& rt = runtime();
   if (!rt.active) return plain_send(call, buf, count, type, dest, tag, comm);
   begin_call();
-  const std::uintptr_t at = site();
+  SiteCounters& counts = own_counters(call);
   const std::uint64_t bytes = message_bytes(count, type);
-  rt.sites.called(call, at, bytes);
+  counts.count_call(bytes);
   Extent e;
   std::optional<Reason> why = send_reason(call, buf, count, type, bytes, dest, comm, e);
   if (!why) {
@@ -121,12 +118,12 @@ int send_call(Call call, const void* buf, int count, MPI_Datatype type, int dest
     if (st.slot != nullptr) return MPI_SUCCESS;
     why = st.reason;
   }
-  rt.sites.not_deferred(call, at, *why);
+  counts.count_straight(*why);
   settle_buffer(buf, count, type, false);
   return plain_send(call, buf, count, type, dest, tag, comm);
 }
 
-int core_send(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c) {
+[[gnu::hot]] int core_send(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c) {
   return send_call(Call::send, b, n, t, d, tag, c);
 }
 int core_rsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c) {
@@ -139,14 +136,14 @@ int core_bsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c)
   return send_call(Call::bsend, b, n, t, d, tag, c);
 }
 
-int core_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-              MPI_Status* status) {
+[[gnu::hot]] int core_recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm, MPI_Status* status) {
   Runtime& rt = runtime();
   if (!rt.active) return PMPI_Recv(buf, count, type, source, tag, comm, status);
   begin_call();
-  const std::uintptr_t at = site();
+  SiteCounters& counts = own_counters(Call::recv);
   const std::uint64_t bytes = message_bytes(count, type);
-  rt.sites.called(Call::recv, at, bytes);
+  counts.count_call(bytes);
   Extent e;
   std::optional<Reason> why =
       recv_reason(Call::recv, buf, count, type, bytes, source, tag, comm, status, e);
@@ -158,7 +155,7 @@ int core_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     }
     why = st.reason;
   }
-  rt.sites.not_deferred(Call::recv, at, *why);
+  counts.count_straight(*why);
   settle_buffer(buf, count, type, true);
   return PMPI_Recv(buf, count, type, source, tag, comm, status);
 }
@@ -170,9 +167,9 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
   }
   begin_call();
-  const std::uintptr_t at = site();
+  SiteCounters& counts = own_counters(Call::sendrecv_replace);
   const std::uint64_t bytes = message_bytes(count, type);
-  rt.sites.called(Call::sendrecv_replace, at, bytes);
+  counts.count_call(bytes);
   Extent e;
   std::optional<Reason> why = dest == MPI_PROC_NULL
                                   ? std::optional<Reason>(Reason::proc_null)
@@ -187,7 +184,7 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     }
     why = st.reason;
   }
-  rt.sites.not_deferred(Call::sendrecv_replace, at, *why);
+  counts.count_straight(*why);
   settle_buffer(buf, count, type, true);
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
@@ -248,11 +245,12 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                          source, recvtag, comm, status);
   }
   begin_call();
-  const std::uintptr_t at = site();
+  SiteCounters& rcounts = own_counters(Call::sendrecv_recv);
+  SiteCounters& scounts = own_counters(Call::sendrecv_send);
   const std::uint64_t rbytes = message_bytes(recvcount, recvtype);
   const std::uint64_t sbytes = message_bytes(sendcount, sendtype);
-  rt.sites.called(Call::sendrecv_recv, at, rbytes);
-  rt.sites.called(Call::sendrecv_send, at, sbytes);
+  rcounts.count_call(rbytes);
+  scounts.count_call(sbytes);
   // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
   Extent re, se;
   std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
@@ -261,8 +259,8 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
       send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, sbytes, dest, comm, se);
   if (rwhy && swhy) {
     // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
-    rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
-    rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
+    rcounts.count_straight(*rwhy);
+    scounts.count_straight(*swhy);
     settle_buffer(recvbuf, recvcount, recvtype, true);
     settle_buffer(sendbuf, sendcount, sendtype, false);
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -279,7 +277,7 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     token = st.token;
   }
   if (rwhy) {
-    rt.sites.not_deferred(Call::sendrecv_recv, at, *rwhy);
+    rcounts.count_straight(*rwhy);
     settle_buffer(recvbuf, recvcount, recvtype, true);
     rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
   }
@@ -289,7 +287,7 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (st.slot == nullptr) swhy = st.reason;
   }
   if (swhy) {
-    rt.sites.not_deferred(Call::sendrecv_send, at, *swhy);
+    scounts.count_straight(*swhy);
     settle_buffer(sendbuf, sendcount, sendtype, false);
     const int sent = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
     if (rc == MPI_SUCCESS) rc = sent;
@@ -434,6 +432,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   // are there with --off too.
   follow_ucx_memory_events();
   if (!rt.settings.enabled) return MPI_SUCCESS;
+  rt.type_sizes.learn();
   if (rt.policy != Policy::caller && got < MPI_THREAD_MULTIPLE) {
     rt.policy_note = "MPI did not provide MPI_THREAD_MULTIPLE, which a progress thread needs";
     rt.policy = Policy::caller;

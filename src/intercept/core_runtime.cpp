@@ -15,10 +15,18 @@
 
 namespace overlap::intercept {
 
-Runtime& runtime() {
+[[gnu::hot]] Runtime& runtime() {
   // Never destroyed: a late free() or fault after exit() must still find it.
   static Runtime* rt = new Runtime;
   return *rt;
+}
+
+[[gnu::hot]] SiteCounters& own_counters(Call call) {
+  Runtime& rt = runtime();
+  ovx_thread_state* t = rt.shim->thread_state();
+  static_assert(sizeof(SiteCache) <= sizeof(t->site_cache) && alignof(SiteCache) <= 8);
+  return rt.sites.counters(call, reinterpret_cast<std::uintptr_t>(t->site),
+                           *reinterpret_cast<SiteCache*>(t->site_cache), t->serial);
 }
 
 std::uint64_t now_ns() {

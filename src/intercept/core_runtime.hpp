@@ -17,6 +17,7 @@
 #include "intercept/call_sites.hpp"
 #include "intercept/footprint.hpp"
 #include "intercept/move_gate.hpp"
+#include "intercept/named_type_sizes.hpp"
 #include "intercept/placement_reason.hpp"
 #include "intercept/progress_driver.hpp"
 #include "intercept/protection_map.hpp"
@@ -69,6 +70,10 @@ struct Runtime {
   // blocks look different: there only page-aligned ends count as owned).
   bool glibc_heap = true;
   std::unique_ptr<ProgressDriver> progress;
+  NamedTypeSizes type_sizes;
+  // Before the table (hundreds of KiB): what every intercepted call reads stays near the
+  // top of the object, a few cache lines and one page when its caches are cold.
+  CallSites sites;
   TransferTable table;
   BouncePool bounces;  // internal buffers of deferred transfers, kept for reuse
   std::mutex protect_mutex;
@@ -76,7 +81,6 @@ struct Runtime {
   std::uint64_t protection_changes = 0;  // mprotect() calls made, under protect_mutex
   std::mutex regions_mutex;
   MemoryRegions regions;
-  CallSites sites;
   StatusRing statuses;
   std::atomic<std::uint32_t> next_token{1};
   std::vector<std::string> argv;
@@ -84,6 +88,9 @@ struct Runtime {
 
 Runtime& runtime();
 std::uint64_t now_ns();
+// The calling thread's counters of the program's call site now being served, for `call`
+// (the shim's thread state holds the site and the thread's cache of sites).
+SiteCounters& own_counters(Call call);
 
 // Blocks until the transfer in `s` (still carrying `token`) is done, making progress
 // itself when no thread does.

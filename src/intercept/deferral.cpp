@@ -138,14 +138,16 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
 
 }  // namespace
 
-std::uint64_t message_bytes(int count, MPI_Datatype type) {
-  int size = 0;
-  if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return 0;
+[[gnu::hot]] std::uint64_t message_bytes(int count, MPI_Datatype type) {
+  if (count <= 0) return 0;
+  int size = runtime().type_sizes.size_of(type).value_or(-1);
+  if (size < 0 && PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  if (size <= 0) return 0;
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
 
-std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
-                                       std::uint64_t bytes, MPI_Comm comm, Extent& e) {
+[[gnu::hot]] std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
+                                                    std::uint64_t bytes, MPI_Comm comm, Extent& e) {
   Runtime& rt = runtime();
   e.bytes = bytes;
   if (e.bytes == 0 || e.bytes < static_cast<std::uint64_t>(rt.settings.min_bytes)) {
@@ -221,7 +223,7 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   s->parts[0] = {s, false};
   const std::uint32_t token = s->token.load();
   activate(s, &request, 1);
-  rt.sites.deferred(call, current_site(), !in_place);
+  rt.sites.deferred(own_counters(call), !in_place);
   return {s, Reason::too_many, token};
 }
 
@@ -285,7 +287,7 @@ void* landing(const Slot& s, const Extent& e) {
 Started started(Slot* s, Call call, MPI_Request* requests, int n) {
   const std::uint32_t token = s->token.load();
   activate(s, requests, n);
-  runtime().sites.deferred(call, current_site(), false);
+  runtime().sites.deferred(own_counters(call), false);
   return {s, Reason::too_many, token};
 }
 

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 7
+#define OVX_SHIM_ABI 8
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -40,6 +40,10 @@ struct ovx_thread_state {
    * of this state after a thread exits); thread_state() sets it on first use. */
   uint64_t serial;
   int in_fault; /* inside the core's SIGSEGV handler (then data is copied, never moved) */
+  /* The core's cache of this thread's recent call sites (call_sites.hpp, SiteCache),
+   * opaque to the shim: here because every intercepted call reaches this state already,
+   * where a thread_local of the core would cost a lookup of its own. */
+  uint64_t site_cache[48];
 };
 
 struct ovx_shim {

@@ -83,11 +83,12 @@ class TransferTable {
   Slot* find_token(std::uint32_t token);
 
  private:
-  Slot slots_[kSlotCount];
-  std::atomic<int> high_{0};  // slots [0, high) have been used
   // Slots done and not reaped: every intercepted call reaps, and most find nothing, so
   // they skip the scan (a burst of large transfers can leave `high` in the hundreds).
+  // Before the slots, so that look stays near the rest of what a call reads.
   std::atomic<int> done_{0};
+  std::atomic<int> high_{0};  // slots [0, high) have been used
+  Slot slots_[kSlotCount];
 };
 
 template <typename F>
