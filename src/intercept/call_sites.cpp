@@ -1,7 +1,6 @@
 #include "intercept/call_sites.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 namespace overlap::intercept {
 
@@ -57,12 +56,6 @@ std::string_view reason_text(Reason r) { return kReasons[static_cast<int>(r)].te
 
 namespace {
 std::atomic<std::uint64_t> next_id{1};
-
-// Call sites are return addresses, distinct per call; the call only tells the two halves
-// of an MPI_Sendrecv apart.
-std::uintptr_t key_of(Call call, std::uintptr_t site) {
-  return site ^ (static_cast<std::uintptr_t>(call) << 56);
-}
 }  // namespace
 
 CallSites::CallSites() : id_(next_id.fetch_add(1)) {}
@@ -78,22 +71,20 @@ CallSites::Entry& CallSites::at(Call call, std::uintptr_t site) {
 
 [[gnu::hot]] SiteCounters& CallSites::counters(Call call, std::uintptr_t site, SiteCache& mine,
                                                std::uint64_t thread) {
-  const std::uintptr_t key = key_of(call, site);
-  constexpr std::size_t n = std::size(SiteCache{}.entries);
-  SiteCache::Entry& slot = mine.entries[(key ^ (key >> 7) ^ (key >> 13)) % n];
-  if (slot.owner == id_ && slot.key == key) return *slot.counters;
+  const std::uintptr_t key = ovx_site_key(static_cast<int>(call), site);
+  if (SiteCounters* cached = ovx_site_cached(&mine, id_, key)) return *cached;
   SiteCounters* found = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     found = &at(call, site).counters[thread];
   }
-  slot = {id_, key, found};
+  *ovx_site_slot(&mine, key) = {id_, key, found};
   return *found;
 }
 
 void CallSites::deferred(SiteCounters& mine, bool by_copy) {
-  SiteCounters::add(mine.deferred, 1);
-  if (by_copy) SiteCounters::add(mine.deferred_by_copy, 1);
+  ovx_counter_add(&mine.deferred, 1);
+  if (by_copy) ovx_counter_add(&mine.deferred_by_copy, 1);
   deferred_total_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -129,16 +120,15 @@ void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
 std::vector<SiteStats> CallSites::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<SiteStats> out;
-  constexpr auto relaxed = std::memory_order_relaxed;
   for (const auto& [key, e] : sites_) {
     SiteStats& s = out.emplace_back(e.stats);
     for (const auto& [thread, c] : e.counters) {
-      s.calls += c.calls.load(relaxed);
-      s.bytes += c.bytes.load(relaxed);
-      s.deferred += c.deferred.load(relaxed);
-      s.deferred_by_copy += c.deferred_by_copy.load(relaxed);
-      for (std::size_t i = 0; i < c.not_deferred.size(); ++i)
-        s.not_deferred[i] += c.not_deferred[i].load(relaxed);
+      s.calls += ovx_counter_read(&c.calls);
+      s.bytes += ovx_counter_read(&c.bytes);
+      s.deferred += ovx_counter_read(&c.deferred);
+      s.deferred_by_copy += ovx_counter_read(&c.deferred_by_copy);
+      for (int i = 0; i < kReasonCount; ++i)
+        s.not_deferred[i] += ovx_counter_read(&c.not_deferred[i]);
     }
   }
   return out;

@@ -5,7 +5,6 @@
 // the buffers first. Records only; the report writer formats them.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -13,6 +12,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "intercept/site_counters.h"
 
 namespace overlap::intercept {
 
@@ -75,37 +76,14 @@ struct Completion {
   double stall_s = 0;
 };
 
-// What every intercepted call adds to, deferred or not, one block per site and thread:
-// its thread is the only writer, so a call that goes straight to MPI takes no lock and no
-// atomic read-modify-write (a small message must not pay for the report). Atomics only
-// so that snapshot() may read while the thread writes.
-struct SiteCounters {
-  std::atomic<std::uint64_t> calls{0}, bytes{0}, deferred{0}, deferred_by_copy{0};
-  std::array<std::atomic<std::uint64_t>, kReasonCount> not_deferred{};
-
-  void count_call(std::uint64_t n) {
-    add(calls, 1);
-    add(bytes, n);
-  }
-  void count_straight(Reason why) { add(not_deferred[static_cast<std::size_t>(why)], 1); }
-  // A load and a store, no locked instruction: only the owning thread writes.
-  static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) {
-    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
-};
-
-// A thread's recently used sites, direct-mapped by site and call: its own, never shared
-// (overlap-run keeps it in the shim's thread state). All zero is empty. `owner` is a
-// CallSites id, so an entry left by an object that is gone never matches its successor
-// at the same address.
-struct SiteCache {
-  struct Entry {
-    std::uint64_t owner;
-    std::uintptr_t key;  // site and call
-    SiteCounters* counters;
-  };
-  Entry entries[16];
-};
+// What every intercepted call adds to, per site and thread, and each thread's cache of
+// its sites (site_counters.h: the shim counts calls it sends straight to MPI itself).
+using SiteCounters = ovx_site_counters;
+using SiteCache = ovx_site_cache;
+static_assert(static_cast<int>(Call::send) == OVX_CALL_SEND &&
+              static_cast<int>(Call::recv) == OVX_CALL_RECV);
+static_assert(static_cast<int>(Reason::below_threshold) == OVX_REASON_BELOW_THRESHOLD &&
+              kReasonCount == OVX_REASON_COUNT);
 
 class CallSites {
  public:
@@ -122,6 +100,8 @@ class CallSites {
   void deferred(SiteCounters& mine, bool by_copy);
   void completed(Call call, std::uintptr_t site, const Completion& c);
   std::vector<SiteStats> snapshot() const;
+  // Names this object in the threads' caches (SiteCache entries' owner; never 0).
+  std::uint64_t id() const { return id_; }
   // Calls deferred so far, every site: read without the lock (overlap-bench p2p asks
   // before and after each round trip, overlap_intercept_deferred()).
   std::uint64_t deferred_total() const { return deferred_total_.load(std::memory_order_relaxed); }

@@ -16,6 +16,7 @@
 #include "intercept/deferral.hpp"
 #include "intercept/fault_handler.hpp"
 #include "intercept/fence_calls.hpp"
+#include "intercept/named_type_sizes.hpp"
 #include "intercept/partitioned_routes.hpp"
 #include "intercept/placement.hpp"
 #include "intercept/run_report.hpp"
@@ -110,7 +111,7 @@ void fill_pending_status(MPI_Status* status, int source, int tag, std::uint32_t 
   begin_call();
   SiteCounters& counts = own_counters(call);
   const std::uint64_t bytes = message_bytes(count, type);
-  counts.count_call(bytes);
+  ovx_count_call(&counts, bytes);
   Extent e;
   std::optional<Reason> why = send_reason(call, buf, count, type, bytes, dest, comm, e);
   if (!why) {
@@ -118,7 +119,7 @@ void fill_pending_status(MPI_Status* status, int source, int tag, std::uint32_t 
     if (st.slot != nullptr) return MPI_SUCCESS;
     why = st.reason;
   }
-  counts.count_straight(*why);
+  ovx_count_straight(&counts, static_cast<int>(*why));
   settle_buffer(buf, count, type, false);
   return plain_send(call, buf, count, type, dest, tag, comm);
 }
@@ -143,7 +144,7 @@ int core_bsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c)
   begin_call();
   SiteCounters& counts = own_counters(Call::recv);
   const std::uint64_t bytes = message_bytes(count, type);
-  counts.count_call(bytes);
+  ovx_count_call(&counts, bytes);
   Extent e;
   std::optional<Reason> why =
       recv_reason(Call::recv, buf, count, type, bytes, source, tag, comm, status, e);
@@ -155,7 +156,7 @@ int core_bsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c)
     }
     why = st.reason;
   }
-  counts.count_straight(*why);
+  ovx_count_straight(&counts, static_cast<int>(*why));
   settle_buffer(buf, count, type, true);
   return PMPI_Recv(buf, count, type, source, tag, comm, status);
 }
@@ -169,7 +170,7 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
   begin_call();
   SiteCounters& counts = own_counters(Call::sendrecv_replace);
   const std::uint64_t bytes = message_bytes(count, type);
-  counts.count_call(bytes);
+  ovx_count_call(&counts, bytes);
   Extent e;
   std::optional<Reason> why = dest == MPI_PROC_NULL
                                   ? std::optional<Reason>(Reason::proc_null)
@@ -184,7 +185,7 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     }
     why = st.reason;
   }
-  counts.count_straight(*why);
+  ovx_count_straight(&counts, static_cast<int>(*why));
   settle_buffer(buf, count, type, true);
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
@@ -249,8 +250,8 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   SiteCounters& scounts = own_counters(Call::sendrecv_send);
   const std::uint64_t rbytes = message_bytes(recvcount, recvtype);
   const std::uint64_t sbytes = message_bytes(sendcount, sendtype);
-  rcounts.count_call(rbytes);
-  scounts.count_call(sbytes);
+  ovx_count_call(&rcounts, rbytes);
+  ovx_count_call(&scounts, sbytes);
   // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
   Extent re, se;
   std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
@@ -259,8 +260,8 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
       send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, sbytes, dest, comm, se);
   if (rwhy && swhy) {
     // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
-    rcounts.count_straight(*rwhy);
-    scounts.count_straight(*swhy);
+    ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
+    ovx_count_straight(&scounts, static_cast<int>(*swhy));
     settle_buffer(recvbuf, recvcount, recvtype, true);
     settle_buffer(sendbuf, sendcount, sendtype, false);
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -277,7 +278,7 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     token = st.token;
   }
   if (rwhy) {
-    rcounts.count_straight(*rwhy);
+    ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
     settle_buffer(recvbuf, recvcount, recvtype, true);
     rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
   }
@@ -287,7 +288,7 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (st.slot == nullptr) swhy = st.reason;
   }
   if (swhy) {
-    scounts.count_straight(*swhy);
+    ovx_count_straight(&scounts, static_cast<int>(*swhy));
     settle_buffer(sendbuf, sendcount, sendtype, false);
     const int sent = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
     if (rc == MPI_SUCCESS) rc = sent;
@@ -398,8 +399,25 @@ void core_settle_free(void* pointer) {
 void prepare_fork() {
   if (runtime().active) settle_all();
 }
+// The shim's own path for small MPI_Send/MPI_Recv (straight_path.h). Only with a progress
+// thread: under policy caller every intercepted call owes the engine a pass.
+void open_straight_path(Runtime& rt) {
+  ovx_straight& s = *rt.shim->straight;
+  learn_named_type_sizes(s);
+  s.send = rt.settings.families.send ? 1 : 0;
+  s.recv = rt.settings.families.recv ? 1 : 0;
+  s.min_bytes = static_cast<std::uint64_t>(std::max(0L, rt.settings.min_bytes));
+  s.sites_owner = rt.sites.id();
+  if (rt.progress->background()) __atomic_store_n(&s.on, 1, __ATOMIC_RELEASE);
+}
+
+void close_straight_path(Runtime& rt) {
+  __atomic_store_n(&rt.shim->straight->on, 0, __ATOMIC_RELEASE);
+}
+
 void in_forked_child() {
   Runtime& rt = runtime();
+  close_straight_path(rt);
   rt.active = false;
   __atomic_store_n(rt.shim->active, 0, __ATOMIC_RELEASE);
 }
@@ -432,7 +450,6 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   // are there with --off too.
   follow_ucx_memory_events();
   if (!rt.settings.enabled) return MPI_SUCCESS;
-  rt.type_sizes.learn();
   if (rt.policy != Policy::caller && got < MPI_THREAD_MULTIPLE) {
     rt.policy_note = "MPI did not provide MPI_THREAD_MULTIPLE, which a progress thread needs";
     rt.policy = Policy::caller;
@@ -473,12 +490,14 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   install_fault_handler();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
   rt.active = true;
+  open_straight_path(rt);
   return MPI_SUCCESS;
 }
 
 int core_finalize() {
   Runtime& rt = runtime();
   if (rt.active) {
+    close_straight_path(rt);  // every call is counted before the report
     settle_all();
     reap();
     write_run_report(rt);

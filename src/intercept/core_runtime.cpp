@@ -24,9 +24,8 @@ namespace overlap::intercept {
 [[gnu::hot]] SiteCounters& own_counters(Call call) {
   Runtime& rt = runtime();
   ovx_thread_state* t = rt.shim->thread_state();
-  static_assert(sizeof(SiteCache) <= sizeof(t->site_cache) && alignof(SiteCache) <= 8);
-  return rt.sites.counters(call, reinterpret_cast<std::uintptr_t>(t->site),
-                           *reinterpret_cast<SiteCache*>(t->site_cache), t->serial);
+  return rt.sites.counters(call, reinterpret_cast<std::uintptr_t>(t->site), t->site_cache,
+                           t->serial);
 }
 
 std::uint64_t now_ns() {

@@ -17,7 +17,6 @@
 #include "intercept/call_sites.hpp"
 #include "intercept/footprint.hpp"
 #include "intercept/move_gate.hpp"
-#include "intercept/named_type_sizes.hpp"
 #include "intercept/placement_reason.hpp"
 #include "intercept/progress_driver.hpp"
 #include "intercept/protection_map.hpp"
@@ -70,7 +69,6 @@ struct Runtime {
   // blocks look different: there only page-aligned ends count as owned).
   bool glibc_heap = true;
   std::unique_ptr<ProgressDriver> progress;
-  NamedTypeSizes type_sizes;
   // Before the table (hundreds of KiB): what every intercepted call reads stays near the
   // top of the object, a few cache lines and one page when its caches are cold.
   CallSites sites;

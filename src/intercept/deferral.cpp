@@ -140,7 +140,7 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
 
 [[gnu::hot]] std::uint64_t message_bytes(int count, MPI_Datatype type) {
   if (count <= 0) return 0;
-  int size = runtime().type_sizes.size_of(type).value_or(-1);
+  int size = ovx_type_size_of(runtime().shim->straight, type);
   if (size < 0 && PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
   if (size <= 0) return 0;
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);

@@ -275,6 +275,7 @@ static void advised(const void* addr, size_t len, int advice) {
 /* ---- MPI ------------------------------------------------------------------------------ */
 
 static void mirror_memory_hooks(struct ovx_hook_mirror* state);
+static struct ovx_straight straight; /* filled by the core (straight_path.h) */
 
 static const struct ovx_shim shim = {
     .abi = OVX_SHIM_ABI,
@@ -290,6 +291,7 @@ static const struct ovx_shim shim = {
     .unmapped = unmapped,
     .remapped = remapped,
     .mirror_memory_hooks = mirror_memory_hooks,
+    .straight = &straight,
 };
 
 /* The core sits next to this file (build tree and installed tree alike). */
@@ -382,11 +384,56 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
+/* A small MPI_Send/MPI_Recv the core would send straight to MPI (straight_path.h): the
+ * calling thread's counters of its site when the core has registered them and the call
+ * is below --min-size for no earlier reason (the core's order: family switched off,
+ * MPI_PROC_NULL, a wildcard receive whose status is wanted, then the size); else NULL,
+ * and the core decides. */
+static struct ovx_site_counters* straight_counters(int call, int family_on, int count,
+                                                   MPI_Datatype type, uint64_t* bytes) {
+  if (!__atomic_load_n(&straight.on, __ATOMIC_ACQUIRE) || !family_on || transfers_in_flight())
+    return NULL;
+  const int64_t n = ovx_straight_bytes(&straight, count, type);
+  if (n < 0 || (n != 0 && (uint64_t)n >= straight.min_bytes)) return NULL;
+  *bytes = (uint64_t)n;
+  return ovx_site_cached(&tls.site_cache, straight.sites_owner,
+                         ovx_site_key(call, (uintptr_t)tls.site));
+}
+
+static int straight_MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm) {
+  (void)buf, (void)tag, (void)comm;
+  uint64_t bytes = 0;
+  struct ovx_site_counters* c =
+      dest == MPI_PROC_NULL ? NULL
+                            : straight_counters(OVX_CALL_SEND, straight.send, count, type, &bytes);
+  if (c == NULL) return 0;
+  ovx_count_call(c, bytes);
+  ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
+  return 1;
+}
+
+static int straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                             MPI_Comm comm, MPI_Status* status) {
+  (void)buf, (void)comm;
+  const int wildcard = source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG;
+  uint64_t bytes = 0;
+  struct ovx_site_counters* c =
+      source == MPI_PROC_NULL || (status != MPI_STATUS_IGNORE && wildcard)
+          ? NULL
+          : straight_counters(OVX_CALL_RECV, straight.recv, count, type, &bytes);
+  if (c == NULL) return 0;
+  ovx_count_call(c, bytes);
+  ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
+  return 1;
+}
+
 /* What runs before MPI's own function, by the entry's kind (mpi_functions.def). A fence
  * waits only for what the call can observe: the calling thread's deferred transfers and
  * those conflicting with the call's buffers (mpi_footprints.h, one entry per FENCE
  * function), or every transfer where the buffers cannot be told. */
 #define BEFORE_CORE(c, name) (void)0
+#define BEFORE_STRAIGHT(c, name) (void)0
 #define BEFORE_POLL(c, name) \
   if (c->poll != NULL) c->poll()
 #define BEFORE_FENCE(c, name) \
@@ -397,13 +444,20 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   c->expose();                 \
   BEFORE_FENCE(c, name)
 
-#define X(kind, name, params, args)                              \
-  OVX_EXPORT int name params {                                   \
-    struct ovx_thread_state* t = &tls;                           \
-    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0); \
-    const struct ovx_core* c = loaded_core();                    \
-    int rc;                                                      \
-    if (c != NULL && c->name != NULL) {                          \
+/* Whether the shim serves the call itself, by kind: only STRAIGHT entries may. */
+#define SERVES_CORE(name, args) 0
+#define SERVES_STRAIGHT(name, args) straight_##name args
+#define SERVES_FENCE(name, args) 0
+#define SERVES_EXPOSE(name, args) 0
+#define SERVES_POLL(name, args) 0
+
+#define X(kind, name, params, args)                                     \
+  OVX_EXPORT int name params {                                          \
+    struct ovx_thread_state* t = &tls;                                  \
+    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);        \
+    const struct ovx_core* c = loaded_core();                           \
+    int rc;                                                             \
+    if (c != NULL && c->name != NULL && !SERVES_##kind(name, args)) {   \
       rc = c->name args;                                         \
     } else {                                                     \
       if (c != NULL) {                                           \

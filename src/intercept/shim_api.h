@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "intercept/hook_mirror.h"
+#include "intercept/site_counters.h"
+#include "intercept/straight_path.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,10 +42,10 @@ struct ovx_thread_state {
    * of this state after a thread exits); thread_state() sets it on first use. */
   uint64_t serial;
   int in_fault; /* inside the core's SIGSEGV handler (then data is copied, never moved) */
-  /* The core's cache of this thread's recent call sites (call_sites.hpp, SiteCache),
-   * opaque to the shim: here because every intercepted call reaches this state already,
-   * where a thread_local of the core would cost a lookup of its own. */
-  uint64_t site_cache[48];
+  /* This thread's recent call sites (site_counters.h): filled by the core, read by the
+   * shim's straight path; here because every intercepted call reaches this state
+   * already, where a thread_local of the core would cost a lookup of its own. */
+  struct ovx_site_cache site_cache;
 };
 
 struct ovx_shim {
@@ -74,6 +76,9 @@ struct ovx_shim {
   /* UCX's memory hooks found patched onto the shim's munmap/mremap/madvise/mmap wrappers
    * are put on libc's functions too (hook_mirror.h): checks once more, and the state. */
   void (*mirror_memory_hooks)(struct ovx_hook_mirror* state);
+  /* What the shim needs to send a small MPI_Send/MPI_Recv straight to MPI itself
+   * (straight_path.h); the core fills it. */
+  struct ovx_straight* straight;
 };
 
 /* How many (count, type) blocks a buffer argument has (footprint.hpp's Group): one, one

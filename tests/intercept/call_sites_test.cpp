@@ -29,10 +29,10 @@ const SiteStats* find(const std::vector<SiteStats>& snap, Call call, std::uintpt
 
 TEST(CallSites, WindowsTouchesAndReasons) {
   CallSites sites;
-  mine(sites, Call::recv, 0x10).count_call(100);
-  mine(sites, Call::recv, 0x10).count_call(100);
+  ovx_count_call(&mine(sites, Call::recv, 0x10), 100);
+  ovx_count_call(&mine(sites, Call::recv, 0x10), 100);
   sites.deferred(mine(sites, Call::recv, 0x10), false);
-  mine(sites, Call::recv, 0x10).count_straight(Reason::shares_first_page);
+  ovx_count_straight(&mine(sites, Call::recv, 0x10), static_cast<int>(Reason::shares_first_page));
   sites.deferred(mine(sites, Call::send, 0x20), true);
   EXPECT_EQ(sites.deferred_total(), 2u);  // every site, not-deferred calls not counted
   for (double w : {3.0, 1.0, 2.0}) {
@@ -72,10 +72,10 @@ TEST(CallSites, ThreadsCountApartAndTheSnapshotSums) {
       for (int r = 0; r < kRounds; ++r) {
         for (std::uintptr_t site = 1; site <= kSites; ++site) {
           SiteCounters& counts = mine(sites, Call::send, site * 64);
-          counts.count_call(8);
-          counts.count_straight(Reason::below_threshold);
+          ovx_count_call(&counts, 8);
+          ovx_count_straight(&counts, static_cast<int>(Reason::below_threshold));
         }
-        mine(sites, Call::sendrecv_recv, 64).count_call(1);  // the other half of a call
+        ovx_count_call(&mine(sites, Call::sendrecv_recv, 64), 1);  // the other half of a call
         sites.deferred(mine(sites, Call::sendrecv_recv, 64), r % 2 == 0);
       }
     });
@@ -105,7 +105,7 @@ TEST(CallSites, ThreadsCountApartAndTheSnapshotSums) {
 TEST(CallSites, AFreshObjectStartsFromZero) {
   for (int i = 0; i < 3; ++i) {
     CallSites sites;
-    mine(sites, Call::recv, 0x40).count_call(10);
+    ovx_count_call(&mine(sites, Call::recv, 0x40), 10);
     const auto snap = sites.snapshot();
     ASSERT_EQ(snap.size(), 1u);
     EXPECT_EQ(snap[0].calls, 1u) << "object " << i;

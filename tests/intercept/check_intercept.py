@@ -6,6 +6,8 @@ must show transfers really deferred, so a layer that silently intercepts nothing
 
     check_intercept.py equality --np N --case MODE [--progress P] [--form rank|launcher]
     check_intercept.py touchline --np 2      the report names the receive and touch lines
+    check_intercept.py counts --np 2 [--progress P]
+                                             the report counts small calls per site exactly
     check_intercept.py usage                 bad options: one line, exit 2; harmless preload
     check_intercept.py cluster --cluster SCRIPT   both launch forms on the emulated cluster
     check_intercept.py jacobi --np N --program JACOBI [--progress P]
@@ -181,6 +183,41 @@ def do_touchline(args, tmp):
         fail(f"the summary lacks '{line} ... at {touch_at}'")
 
 
+# intercept_cases.c's counts case: per rank, marker -> (call, calls, bytes, reason counted).
+COUNTS = {
+    0: {"SEND-SMALL": ("MPI_Send", 50, 50 * 1024, "below_threshold"),
+        "RECV-SMALL": ("MPI_Recv", 50, 50 * 1024, "below_threshold"),
+        "SEND-NULL": ("MPI_Send", 7, 7 * 1024, "proc_null"),
+        "SEND-QUAD": ("MPI_Send", 10, 10 * 256, "below_threshold")},
+    1: {"RECV-WILD": ("MPI_Recv", 50, 50 * 1024, "wildcard_status"),
+        "SEND-BACK": ("MPI_Send", 50, 50 * 1024, "below_threshold"),
+        "RECV-QUAD": ("MPI_Recv", 10, 10 * 256, "below_threshold")},
+}
+
+
+def do_counts(args, tmp):
+    """Calls below --min-size go straight to MPI, served by the shim itself under a
+    progress thread (straight_path.h) and by the core under caller: the report must count
+    each site's calls, bytes and reason exactly either way."""
+    report = os.path.join(tmp, "report.json")
+    p = run(intercepted_cmd(args, ["counts"], report), mpi_env(), timeout=300)
+    if p.returncode != 0:
+        fail(f"exit {p.returncode}")
+    doc = load_report(report, args.np)
+    for rank, want in COUNTS.items():
+        sites = {s["site"]["text"]: s for s in doc["ranks"][rank]["call_sites"]}
+        for marker, (call, calls, nbytes, reason) in want.items():
+            at = f"intercept_cases.c:{marker_line(marker)}"
+            s = sites.get(at)
+            if s is None:
+                fail(f"rank {rank}: no call site {at} ({marker}) in {sorted(sites)}")
+            got = (s["call"], s["calls"], s["bytes"], s["deferred"], s["not_deferred"])
+            if got != (call, calls, nbytes, 0, {reason: calls}):
+                fail(f"rank {rank} {marker} ({at}): {got}, expected "
+                     f"{(call, calls, nbytes, 0, {reason: calls})}")
+    print(f"{sum(len(w) for w in COUNTS.values())} call sites counted exactly")
+
+
 def do_usage(args, tmp):
     env = mpi_env()
     for opts, bad in ((["--progress", "fast"], "'fast'"), (["--min-size", "1.5B"], "'1.5B'"),
@@ -308,7 +345,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--np", type=int, default=2)
-    ap.add_argument("mode", choices=["equality", "touchline", "usage", "cluster", "jacobi"])
+    ap.add_argument("mode",
+                    choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -319,8 +357,8 @@ def main():
     ap.add_argument("--form", choices=["rank", "launcher"], default="rank")
     ap.add_argument("--cluster")
     args = ap.parse_args()
-    body = {"equality": do_equality, "touchline": do_touchline, "usage": do_usage,
-            "cluster": do_cluster, "jacobi": do_jacobi}[args.mode]
+    body = {"equality": do_equality, "touchline": do_touchline, "counts": do_counts,
+            "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 

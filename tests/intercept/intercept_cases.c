@@ -10,6 +10,8 @@
  *   segv                     the program's own SIGSEGV handlers still get their faults
  *   fork                     fork() with a transfer in flight
  *   touchline                a receive touched at a known line (the report must name it)
+ *   counts                   small calls at known lines, each not deferred for a known
+ *                            reason (the report must count each exactly)
  *   place SEED ITERATIONS    large receives, shorter than their buffers, into glibc mmap
  *                            blocks and aligned mappings, touched at once or later; from
  *                            half way on after MPI_Alloc_mem (then copied, not moved)
@@ -881,6 +883,36 @@ static void mode_touchline(void) {
   munmap(a, n);
 }
 
+/* ---- counts: the report's per-site counts of calls that go straight to MPI --------------
+ * (check_intercept.py counts: the same with the shim serving them and with the core). */
+static void mode_counts(void) {
+  int small[256], back[256];
+  MPI_Datatype quad;
+  MPI_Type_contiguous(64, MPI_INT, &quad);
+  MPI_Type_commit(&quad);
+  int* heap = malloc(sizeof small);
+  for (int i = 0; i < 256; i++) small[i] = i;
+  for (int i = 0; i < 50 && rank <= 1; i++) {
+    if (rank == 0) {
+      MPI_Send(small, 256, MPI_INT, 1, 7, MPI_COMM_WORLD);                 /* SEND-SMALL */
+      MPI_Recv(back, 256, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* RECV-SMALL */
+      if (back[i % 256] != i % 256 + 1) fail("counts: reply", back[i % 256], i % 256 + 1);
+      if (i < 7) MPI_Send(small, 256, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD); /* SEND-NULL */
+      if (i < 10) MPI_Send(small, 1, quad, 1, 9, MPI_COMM_WORLD);                 /* SEND-QUAD */
+    } else {
+      MPI_Status st;
+      MPI_Recv(heap, 256, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &st); /* RECV-WILD */
+      if (st.MPI_SOURCE != 0) fail("counts: source", st.MPI_SOURCE, 0);
+      for (int k = 0; k < 256; k++) back[k] = heap[k] + 1;
+      MPI_Send(back, 256, MPI_INT, 0, 8, MPI_COMM_WORLD); /* SEND-BACK */
+      if (i < 10) MPI_Recv(heap, 256, MPI_BYTE, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* RECV-QUAD */
+    }
+  }
+  mix(back, sizeof back);
+  free(heap);
+  MPI_Type_free(&quad);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "random";
   const int threads = strcmp(mode, "threads") == 0;
@@ -921,6 +953,8 @@ int main(int argc, char** argv) {
     mode_touchline();
   else if (strcmp(mode, "place") == 0)
     mode_place(seed, iterations);
+  else if (strcmp(mode, "counts") == 0)
+    mode_counts();
   else
     fail("unknown mode", 0, 0);
   MPI_Barrier(MPI_COMM_WORLD);
