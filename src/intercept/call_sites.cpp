@@ -78,7 +78,7 @@ CallSites::Entry& CallSites::at(Call call, std::uintptr_t site) {
     std::lock_guard<std::mutex> lock(mutex_);
     found = &at(call, site).counters[thread];
   }
-  *ovx_site_slot(&mine, key) = {id_, key, found};
+  ovx_site_remember(&mine, id_, key, found);
   return *found;
 }
 

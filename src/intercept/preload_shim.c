@@ -400,21 +400,27 @@ static struct ovx_site_counters* straight_counters(int call, int family_on, int 
                          ovx_site_key(call, (uintptr_t)tls.site));
 }
 
-static int straight_MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                             MPI_Comm comm) {
+/* Each returns the function that serves the call (MPI's PMPI_ one, as the core calls it,
+ * so a profiling library sees the same calls whoever decides), or NULL for the core. */
+typedef int (*send_fn)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+
+static send_fn straight_MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                                 MPI_Comm comm) {
   (void)buf, (void)tag, (void)comm;
   uint64_t bytes = 0;
   struct ovx_site_counters* c =
       dest == MPI_PROC_NULL ? NULL
                             : straight_counters(OVX_CALL_SEND, straight.send, count, type, &bytes);
-  if (c == NULL) return 0;
+  if (c == NULL) return NULL;
   ovx_count_call(c, bytes);
   ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
-  return 1;
+  NEXT(send_fn, PMPI_Send);
+  return next_PMPI_Send;
 }
 
-static int straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
-                             MPI_Comm comm, MPI_Status* status) {
+static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                                 MPI_Comm comm, MPI_Status* status) {
   (void)buf, (void)comm;
   const int wildcard = source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG;
   uint64_t bytes = 0;
@@ -422,10 +428,11 @@ static int straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int source
       source == MPI_PROC_NULL || (status != MPI_STATUS_IGNORE && wildcard)
           ? NULL
           : straight_counters(OVX_CALL_RECV, straight.recv, count, type, &bytes);
-  if (c == NULL) return 0;
+  if (c == NULL) return NULL;
   ovx_count_call(c, bytes);
   ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
-  return 1;
+  NEXT(recv_fn, PMPI_Recv);
+  return next_PMPI_Recv;
 }
 
 /* What runs before MPI's own function, by the entry's kind (mpi_functions.def). A fence
@@ -444,30 +451,35 @@ static int straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int source
   c->expose();                 \
   BEFORE_FENCE(c, name)
 
-/* Whether the shim serves the call itself, by kind: only STRAIGHT entries may. */
-#define SERVES_CORE(name, args) 0
-#define SERVES_STRAIGHT(name, args) straight_##name args
-#define SERVES_FENCE(name, args) 0
-#define SERVES_EXPOSE(name, args) 0
-#define SERVES_POLL(name, args) 0
+/* The function that serves the call when the shim decides it itself, by kind (NULL: the
+ * core decides): only STRAIGHT entries may. */
+#define SERVES_CORE(name, params, args) ((int(*) params)NULL)
+#define SERVES_STRAIGHT(name, params, args) straight_##name args
+#define SERVES_FENCE(name, params, args) ((int(*) params)NULL)
+#define SERVES_EXPOSE(name, params, args) ((int(*) params)NULL)
+#define SERVES_POLL(name, params, args) ((int(*) params)NULL)
 
-#define X(kind, name, params, args)                                     \
-  OVX_EXPORT int name params {                                          \
-    struct ovx_thread_state* t = &tls;                                  \
-    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);        \
-    const struct ovx_core* c = loaded_core();                           \
-    int rc;                                                             \
-    if (c != NULL && c->name != NULL && !SERVES_##kind(name, args)) {   \
-      rc = c->name args;                                         \
-    } else {                                                     \
-      if (c != NULL) {                                           \
-        BEFORE_##kind(c, name);                                  \
-      }                                                          \
-      NEXT(int(*) params, name);                                 \
-      rc = next_##name args;                                     \
-    }                                                            \
-    t->in_mpi--;                                                 \
-    return rc;                                                   \
+#define X(kind, name, params, args)                                        \
+  OVX_EXPORT int name params {                                             \
+    struct ovx_thread_state* t = &tls;                                     \
+    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);           \
+    const struct ovx_core* c = loaded_core();                              \
+    const int core_has = c != NULL && c->name != NULL;                     \
+    int(*direct) params = core_has ? SERVES_##kind(name, params, args) : NULL; \
+    int rc;                                                                \
+    if (direct != NULL) {                                                  \
+      rc = direct args;                                                    \
+    } else if (core_has) {                                                 \
+      rc = c->name args;                                                   \
+    } else {                                                               \
+      if (c != NULL) {                                                     \
+        BEFORE_##kind(c, name);                                            \
+      }                                                                    \
+      NEXT(int(*) params, name);                                           \
+      rc = next_##name args;                                               \
+    }                                                                      \
+    t->in_mpi--;                                                           \
+    return rc;                                                             \
   }
 #include "intercept/mpi_functions.def"
 #undef X

@@ -24,16 +24,19 @@ struct ovx_site_counters {
   uint64_t not_deferred[OVX_REASON_COUNT];
 };
 
-/* Direct-mapped by site and call; all zero is empty. `owner` names the core's statistics
- * object (never 0), so an entry left by one that is gone never matches another. */
+/* Two-way set-associative by site and call, so the sites of a loop's send and receive
+ * (or the two halves of one MPI_Sendrecv) never evict each other; all zero is empty.
+ * `owner` names the core's statistics object (never 0), so an entry left by one that is
+ * gone never matches another. */
 struct ovx_site_cache_entry {
   uint64_t owner;
   uintptr_t key;
   struct ovx_site_counters* counters;
 };
-#define OVX_SITE_CACHE_SIZE 16
+#define OVX_SITE_SET_BITS 4
+#define OVX_SITE_SETS (1 << OVX_SITE_SET_BITS)
 struct ovx_site_cache {
-  struct ovx_site_cache_entry entries[OVX_SITE_CACHE_SIZE];
+  struct ovx_site_cache_entry sets[OVX_SITE_SETS][2];
 };
 
 /* Sites are return addresses, one per call in the program; the call only tells the two
@@ -42,16 +45,29 @@ static inline uintptr_t ovx_site_key(int call, uintptr_t site) {
   return site ^ ((uintptr_t)call << 56);
 }
 
-static inline struct ovx_site_cache_entry* ovx_site_slot(struct ovx_site_cache* cache,
-                                                         uintptr_t key) {
-  return &cache->entries[(key ^ (key >> 7) ^ (key >> 13)) % OVX_SITE_CACHE_SIZE];
+/* A multiplicative hash: its top bits depend on every bit of the key, the call's too. */
+static inline struct ovx_site_cache_entry* ovx_site_set(struct ovx_site_cache* cache,
+                                                        uintptr_t key) {
+  return cache->sets[(uint64_t)key * 0x9E3779B97F4A7C15ull >> (64 - OVX_SITE_SET_BITS)];
 }
 
 /* The counters cached for `key` under `owner`, else NULL. */
 static inline struct ovx_site_counters* ovx_site_cached(struct ovx_site_cache* cache,
                                                         uint64_t owner, uintptr_t key) {
-  const struct ovx_site_cache_entry* e = ovx_site_slot(cache, key);
-  return e->owner == owner && e->key == key ? e->counters : 0;
+  const struct ovx_site_cache_entry* set = ovx_site_set(cache, key);
+  if (set[0].owner == owner && set[0].key == key) return set[0].counters;
+  if (set[1].owner == owner && set[1].key == key) return set[1].counters;
+  return 0;
+}
+
+/* Caches `counters` for `key` under `owner`; the set's older entry goes. */
+static inline void ovx_site_remember(struct ovx_site_cache* cache, uint64_t owner, uintptr_t key,
+                                     struct ovx_site_counters* counters) {
+  struct ovx_site_cache_entry* set = ovx_site_set(cache, key);
+  set[1] = set[0];
+  set[0].owner = owner;
+  set[0].key = key;
+  set[0].counters = counters;
 }
 
 static inline void ovx_counter_add(uint64_t* counter, uint64_t n) {

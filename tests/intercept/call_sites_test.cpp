@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace overlap::intercept {
@@ -111,6 +113,40 @@ TEST(CallSites, AFreshObjectStartsFromZero) {
     EXPECT_EQ(snap[0].calls, 1u) << "object " << i;
     EXPECT_EQ(snap[0].bytes, 10u) << "object " << i;
   }
+}
+
+// A loop's send and receive sites, and the two halves of one MPI_Sendrecv, must stay in the
+// thread's cache together (else every call would take the core's lock, and the shim's
+// straight path would never serve them): call sites some bytes apart, with the call
+// types a loop mixes, at many load addresses.
+TEST(CallSites, ALoopsSitesStayCachedTogether) {
+  CallSites sites;
+  for (std::uintptr_t base = 0x555555550000; base < 0x555555550000 + (64 << 12); base += 1 << 12) {
+    const std::pair<Call, std::uintptr_t> loops[][2] = {
+        {{Call::send, base + 0x22f}, {Call::recv, base + 0x25f}},
+        {{Call::send, base + 0x200}, {Call::recv, base + 0x230}},  // differ in bits 4-5 only
+        {{Call::sendrecv_send, base + 0x2a0}, {Call::sendrecv_recv, base + 0x2a0}},
+    };
+    for (const auto& loop : loops) {
+      SiteCache cache{};
+      for (int round = 0; round < 3; ++round)
+        for (const auto& [call, site] : loop) sites.counters(call, site, cache, 1);
+      for (const auto& [call, site] : loop) {
+        const std::uintptr_t key = ovx_site_key(static_cast<int>(call), site);
+        EXPECT_NE(ovx_site_cached(&cache, sites.id(), key), nullptr)
+            << call_name(call) << " at 0x" << std::hex << site;
+      }
+    }
+  }
+}
+
+// The cache's sets are chosen from every bit of a site: nearby sites spread out.
+TEST(CallSites, NearbySitesSpreadOverTheCache) {
+  SiteCache cache{};
+  std::set<const void*> used;
+  for (std::uintptr_t i = 0; i < 64; ++i)
+    used.insert(ovx_site_set(&cache, ovx_site_key(0, 0x401000 + 16 * i)));
+  EXPECT_GE(used.size(), 12u);
 }
 
 }  // namespace
