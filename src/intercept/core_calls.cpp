@@ -36,7 +36,7 @@ namespace {
 
 // Settles the bytes a (buf, count, type) argument of a call that is not deferred covers.
 // With no deferred transfer in flight in the process there is nothing to settle, and the
-// type queries behind the bytes are most of what a small message pays for the layer.
+// type queries behind the bytes would cost a small message more than the rest of its path.
 [[gnu::hot]] void settle_buffer(const void* buf, int count, MPI_Datatype type, bool write) {
   if (__atomic_load_n(runtime().shim->active, __ATOMIC_ACQUIRE) == 0) return;
   const Span s = typed_bytes(buf, count, type, write);

@@ -384,20 +384,23 @@ OVX_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
-/* A small MPI_Send/MPI_Recv the core would send straight to MPI (straight_path.h): the
- * calling thread's counters of its site when the core has registered them and the call
- * is below --min-size for no earlier reason (the core's order: family switched off,
- * MPI_PROC_NULL, a wildcard receive whose status is wanted, then the size); else NULL,
- * and the core decides. */
-static struct ovx_site_counters* straight_counters(int call, int family_on, int count,
-                                                   MPI_Datatype type, uint64_t* bytes) {
+/* Whether the shim serves a small MPI_Send/MPI_Recv the core would send straight to MPI
+ * (straight_path.h), and if so counts it on the calling thread's counters of its site:
+ * when the core has registered them and the call is below --min-size for no earlier
+ * reason (the core's order: family switched off, MPI_PROC_NULL, a wildcard receive whose
+ * status is wanted, then the size; the callers check the middle two). Else 0, and the
+ * core decides. */
+static int straight_counted(int call, int family_on, int count, MPI_Datatype type) {
   if (!__atomic_load_n(&straight.on, __ATOMIC_ACQUIRE) || !family_on || transfers_in_flight())
-    return NULL;
+    return 0;
   const int64_t n = ovx_straight_bytes(&straight, count, type);
-  if (n < 0 || (n != 0 && (uint64_t)n >= straight.min_bytes)) return NULL;
-  *bytes = (uint64_t)n;
-  return ovx_site_cached(&tls.site_cache, straight.sites_owner,
-                         ovx_site_key(call, (uintptr_t)tls.site));
+  if (n < 0 || (n != 0 && (uint64_t)n >= straight.min_bytes)) return 0;
+  struct ovx_site_counters* c = ovx_site_cached(&tls.site_cache, straight.sites_owner,
+                                                ovx_site_key(call, (uintptr_t)tls.site));
+  if (c == NULL) return 0;
+  ovx_count_call(c, (uint64_t)n);
+  ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
+  return 1;
 }
 
 /* Each returns the function that serves the call (MPI's PMPI_ one, as the core calls it,
@@ -408,13 +411,8 @@ typedef int (*recv_fn)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*
 static send_fn straight_MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                                  MPI_Comm comm) {
   (void)buf, (void)tag, (void)comm;
-  uint64_t bytes = 0;
-  struct ovx_site_counters* c =
-      dest == MPI_PROC_NULL ? NULL
-                            : straight_counters(OVX_CALL_SEND, straight.send, count, type, &bytes);
-  if (c == NULL) return NULL;
-  ovx_count_call(c, bytes);
-  ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
+  if (dest == MPI_PROC_NULL || !straight_counted(OVX_CALL_SEND, straight.send, count, type))
+    return NULL;
   NEXT(send_fn, PMPI_Send);
   return next_PMPI_Send;
 }
@@ -423,14 +421,9 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
                                  MPI_Comm comm, MPI_Status* status) {
   (void)buf, (void)comm;
   const int wildcard = source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG;
-  uint64_t bytes = 0;
-  struct ovx_site_counters* c =
-      source == MPI_PROC_NULL || (status != MPI_STATUS_IGNORE && wildcard)
-          ? NULL
-          : straight_counters(OVX_CALL_RECV, straight.recv, count, type, &bytes);
-  if (c == NULL) return NULL;
-  ovx_count_call(c, bytes);
-  ovx_count_straight(c, OVX_REASON_BELOW_THRESHOLD);
+  if (source == MPI_PROC_NULL || (status != MPI_STATUS_IGNORE && wildcard) ||
+      !straight_counted(OVX_CALL_RECV, straight.recv, count, type))
+    return NULL;
   NEXT(recv_fn, PMPI_Recv);
   return next_PMPI_Recv;
 }
