@@ -421,8 +421,12 @@ std::vector<P2pPoint> P2pRun::measure(const P2pPoint& key) {
     }
   }
   std::optional<double> blocking;
-  for (const P2pPoint& p : points)
+  for (const P2pPoint& p : points) {
     if (p.impl == P2pImpl::blocking && p.valid && !intercepted_) blocking = p.t_iter->median;
+    // The side-by-side ratio's reference is blocking-pmpi's code: none when that point is
+    // invalid (rank 0 knows; the set itself ran on every rank, as its collectives must).
+    if (p.impl == P2pImpl::blocking_pmpi && !p.valid) side_by_side.reset();
+  }
   for (P2pPoint& p : points) {
     if (intercepted_ && p.impl == P2pImpl::blocking) p.impl = P2pImpl::overlap_run;
     p.msg_bytes = key.msg_bytes;

@@ -63,8 +63,8 @@ void derive_p2p_numbers(P2pPoint& p, const P2pInputs& in) {
       p.pingpong_vs_pmpi = in.pmpi_ratio;
     } else {
       p.null_reasons["pingpong_vs_pmpi"] =
-          "blocking-pmpi was not measured beside it at this point (or every alternating round "
-          "trip was discarded)";
+          "blocking-pmpi was not measured beside it at this point (or its point is invalid, or "
+          "every alternating round trip was discarded)";
     }
   }
   if (in.blocking_t_iter && t > 0) {
