@@ -9,13 +9,8 @@
 # 2. examples/jacobi (tests/intercept/jacobi): plain and under overlap-run (default),
 #    JACOBI_ROUNDS rounds; writes jacobi.tsv (mpi, configuration, round, s per iteration).
 set -eu
-out=${OUT:-docs/results/overlap-run-2026-11-24/default-move}
-ompi=${OMPI_DIR:-build/test-openmpi}
-mpich=${MPICH_DIR:-build/test-mpich}
-: "${OVERLAP_CLUSTER_PREFIX:=ovl-}"; export OVERLAP_CLUSTER_PREFIX
 . docs/results/cluster-run.sh
-mkdir -p $out
-scripts/cluster up 2 --rate 1gbit >/dev/null
+figures_begin docs/results/overlap-run-2026-11-24/default-move
 p2p="--sizes 2MiB --comp-times 16ms --iterations 20"
 for round in $(seq 1 ${ROUNDS:-3}); do
   for mpi in openmpi mpich; do

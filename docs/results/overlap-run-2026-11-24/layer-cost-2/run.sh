@@ -12,13 +12,8 @@
 #   /usr/bin/python3 docs/results/overlap-run-2026-11-24/layer-cost/summarize.py \
 #     docs/results/overlap-run-2026-11-24/layer-cost-2
 set -eu
-out=${OUT:-docs/results/overlap-run-2026-11-24/layer-cost-2}
-ompi=${OMPI_DIR:-build/test-openmpi}
-mpich=${MPICH_DIR:-build/test-mpich}
-: "${OVERLAP_CLUSTER_PREFIX:=ovl-}"; export OVERLAP_CLUSTER_PREFIX
 . docs/results/cluster-run.sh
-mkdir -p $out
-scripts/cluster up 2 --rate 1gbit >/dev/null
+figures_begin docs/results/overlap-run-2026-11-24/layer-cost-2
 common="--comp-times 1ms --impl blocking,blocking-pmpi"
 small="--sizes 1KiB --iterations ${ITERATIONS_SMALL:-500} $common"
 large="--sizes 2MiB --iterations ${ITERATIONS_LARGE:-40} $common"

@@ -10,13 +10,8 @@
 #     docs/results/overlap-run-2026-11-24/layer-cost/run.sh
 #   /usr/bin/python3 docs/results/overlap-run-2026-11-24/layer-cost/summarize.py
 set -eu
-out=${OUT:-docs/results/overlap-run-2026-11-24/layer-cost}
-ompi=${OMPI_DIR:-build/test-openmpi}
-mpich=${MPICH_DIR:-build/test-mpich}
-: "${OVERLAP_CLUSTER_PREFIX:=ovl-}"; export OVERLAP_CLUSTER_PREFIX
 . docs/results/cluster-run.sh
-mkdir -p $out
-scripts/cluster up 2 --rate 1gbit >/dev/null
+figures_begin docs/results/overlap-run-2026-11-24/layer-cost
 p2p="--sizes 1KiB,2MiB --comp-times 1ms --iterations ${ITERATIONS:-40} --impl blocking,blocking-pmpi"
 for round in $(seq 1 ${ROUNDS:-3}); do
   for mpi in openmpi mpich; do
