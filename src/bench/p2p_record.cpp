@@ -84,8 +84,9 @@ const Schema<P2pPoint>& p2p_point_schema() {
                "null under overlap-run (the plain blocking code runs in the plain run)")
           .add("ratio_to_optimal", &P::ratio_to_optimal, Unit::ratio, "t_iter / optimal_s")
           .add("pingpong_vs_pmpi", &P::pingpong_vs_pmpi, Unit::ratio,
-               "blocking and overlap-run points, when blocking-pmpi is measured too: the blocking "
-               "code's round trip without computation over blocking-pmpi's, the two "
+               "blocking and overlap-run points, when blocking-pmpi is measured too and its point "
+               "is valid: the blocking code's round trip without computation over blocking-pmpi's, "
+               "the two "
                "alternating in one extra set (median over median); under overlap-run the "
                "layer's cost with nothing to overlap, in a plain run about 1 (the noise)")
           .section("cpu", &P::cpu, cpu_accounting_schema(),
