@@ -21,8 +21,8 @@
 #include "apps/launcher_rank.hpp"
 #include "apps/output_path.hpp"
 #include "base/usage_error.hpp"
-#include "intercept/launch_plan.hpp"
-#include "intercept/settings.hpp"
+#include "intercept/launch/launch_plan.hpp"
+#include "intercept/launch/settings.hpp"
 
 namespace {
 

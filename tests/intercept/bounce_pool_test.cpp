@@ -1,6 +1,6 @@
 // The pool of internal buffers: reuse of a fitting buffer, fresh mappings otherwise, and
 // the bounds on what it keeps.
-#include "intercept/bounce_pool.hpp"
+#include "intercept/runtime/bounce_pool.hpp"
 
 #include <gtest/gtest.h>
 

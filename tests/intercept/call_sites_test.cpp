@@ -1,5 +1,5 @@
 // CallSites: the statistics every intercepted call adds to, and what the report reads.
-#include "intercept/call_sites.hpp"
+#include "intercept/report/call_sites.hpp"
 
 #include <gtest/gtest.h>
 

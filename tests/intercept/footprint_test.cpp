@@ -1,4 +1,4 @@
-// The bytes a fenced MPI call may touch (intercept/footprint.hpp), per signature shape:
+// The bytes a fenced MPI call may touch (intercept/runtime/footprint.hpp), per signature shape:
 // extents with negative lower bounds and extents, zero counts, MPI_IN_PLACE, MPI_BOTTOM,
 // root and non-root, intercommunicators, neighbourhoods, and the cases that need a
 // process-wide fence. Real MPI type handles, made-up extents: no MPI call is made.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "intercept/footprint.hpp"
+#include "intercept/runtime/footprint.hpp"
 
 namespace overlap::intercept {
 namespace {

@@ -7,14 +7,14 @@
 #include <random>
 
 #include "base/usage_error.hpp"
-#include "intercept/buffer_memory.hpp"
-#include "intercept/launch_plan.hpp"
-#include "intercept/move_rules.hpp"
-#include "intercept/protection_map.hpp"
-#include "intercept/range_set.h"
-#include "intercept/report_summary.hpp"
-#include "intercept/settings.hpp"
-#include "intercept/status_codec.hpp"
+#include "intercept/launch/launch_plan.hpp"
+#include "intercept/launch/settings.hpp"
+#include "intercept/placement/move_rules.hpp"
+#include "intercept/report/report_summary.hpp"
+#include "intercept/runtime/buffer_memory.hpp"
+#include "intercept/runtime/protection_map.hpp"
+#include "intercept/runtime/status_codec.hpp"
+#include "intercept/shim/range_set.h"
 
 namespace overlap::intercept {
 namespace {

@@ -1,0 +1,320 @@
+#include "intercept/calls/deferral.hpp"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "intercept/placement/placement.hpp"
+#include "intercept/runtime/buffer_memory.hpp"
+#include "intercept/runtime/core_runtime.hpp"
+
+namespace overlap::intercept {
+
+namespace {
+
+std::uintptr_t current_site() {
+  return reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site);
+}
+
+// The calling thread's stack (cached per thread: pthread_getattr_np reads /proc for the
+// main thread). A protected stack page could leave no room to deliver the fault.
+bool on_own_stack(std::uintptr_t lo, std::uintptr_t hi) {
+  thread_local std::uintptr_t stack_lo = 0, stack_hi = 0;
+  if (stack_hi == 0) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* addr = nullptr;
+      std::size_t size = 0;
+      pthread_attr_getstack(&attr, &addr, &size);
+      pthread_attr_destroy(&attr);
+      stack_lo = reinterpret_cast<std::uintptr_t>(addr);
+      stack_hi = stack_lo + size;
+    }
+  }
+  return lo < stack_hi && stack_lo < hi;
+}
+
+bool errors_are_fatal(MPI_Comm comm) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) return false;
+  bool fatal = eh == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+  fatal = fatal || eh == MPI_ERRORS_ABORT;
+#endif
+  PMPI_Errhandler_free(&eh);
+  return fatal;
+}
+
+void release(Slot* s) {
+  return_bounces(*s);
+  s->state.store(kFree, std::memory_order_release);
+}
+
+Slot* reserve_slot(Call call) {
+  Runtime& rt = runtime();
+  Slot* s = rt.table.reserve();
+  if (s == nullptr) return nullptr;
+  s->call = call;
+  s->movable = false;
+  s->site = current_site();
+  s->owner.store(rt.shim->thread_state()->serial, std::memory_order_relaxed);
+  std::uint32_t token = rt.next_token.fetch_add(1);
+  if (token == 0) token = rt.next_token.fetch_add(1);
+  s->token.store(token);
+  return s;
+}
+
+// From here on the handler and settle() see it, and the driver completes it.
+void activate(Slot* s, MPI_Request* requests, int n) {
+  Runtime& rt = runtime();
+  s->pending.store(n);
+  // The overlap window starts when the call returns, a few instructions from here; after
+  // publish() another thread may complete and reap the slot, so nothing is written later.
+  s->return_ns.store(now_ns(), std::memory_order_release);
+  __atomic_fetch_add(rt.shim->active, 1, __ATOMIC_ACQ_REL);
+  rt.table.publish(s);
+  for (int i = 0; i < n; ++i) {
+    if (rt.progress->watch(requests[i], on_request_done, &s->parts[i])) continue;
+    // The engine refused (it cannot while we hold a use): complete it here, correctly.
+    MPI_Status status;
+    PMPI_Wait(&requests[i], &status);
+    on_request_done(&s->parts[i], &status);
+  }
+}
+
+std::uintptr_t page_floor(std::uintptr_t a) { return a & ~(runtime().page - 1); }
+std::uintptr_t page_ceil(std::uintptr_t a) { return page_floor(a + runtime().page - 1); }
+
+bool slack_ok() { return runtime().program_required < MPI_THREAD_MULTIPLE; }
+
+std::optional<std::uint64_t> heap_word(std::uintptr_t address) {
+  if (!runtime().glibc_heap) return std::nullopt;
+  return read_own_word(address);
+}
+
+bool anonymous_mapping(std::uintptr_t lo, std::uintptr_t hi) {
+  Runtime& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.regions_mutex);
+  return rt.regions.anonymous_private(lo, hi);
+}
+
+Edges edges_of(const Extent& e) {
+  return classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word, anonymous_mapping);
+}
+
+// Whether the type's typemap runs in memory order: a named type, or duplicates and
+// contiguous runs of one. A type without holes can still list its bytes out of order
+// ({int at 4, int at 0}); a message that ends inside an element then fills a different
+// prefix of the buffer than bytes [0, n), which is what placement copies.
+bool in_memory_order(MPI_Datatype type, int depth = 0) {
+  int integers = 0, addresses = 0, types = 0, combiner = 0;
+  if (depth > 16 ||
+      PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS)
+    return false;
+  if (combiner == MPI_COMBINER_NAMED) return true;
+  if ((combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS) || types != 1 ||
+      integers > 1 || addresses != 0)
+    return false;
+  int count = 0;
+  MPI_Datatype inner = MPI_DATATYPE_NULL;
+  if (PMPI_Type_get_contents(type, integers, 0, 1, &count, nullptr, &inner) != MPI_SUCCESS)
+    return false;
+  const bool ordered = in_memory_order(inner, depth + 1);
+  int inner_integers = 0, inner_addresses = 0, inner_types = 0, inner_combiner = 0;
+  PMPI_Type_get_envelope(inner, &inner_integers, &inner_addresses, &inner_types, &inner_combiner);
+  if (inner_combiner != MPI_COMBINER_NAMED) PMPI_Type_free(&inner);
+  return ordered;
+}
+
+// Why a receive's pages cannot be protected, else nullopt and the glibc block it is in.
+std::optional<Reason> receive_pages(const Extent& e, Block& block) {
+  const Edges edges = edges_of(e);
+  if (!edges.head_owned) return Reason::shares_first_page;
+  if (!edges.tail_owned) return Reason::shares_last_page;
+  block = {edges.block_lo, edges.block_hi};
+  return std::nullopt;
+}
+
+}  // namespace
+
+[[gnu::hot]] std::uint64_t message_bytes(int count, MPI_Datatype type) {
+  if (count <= 0) return 0;
+  int size = ovx_type_size_of(runtime().shim->straight, type);
+  if (size < 0 && PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  if (size <= 0) return 0;
+  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+
+[[gnu::hot]] std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
+                                                    std::uint64_t bytes, MPI_Comm comm, Extent& e) {
+  Runtime& rt = runtime();
+  e.bytes = bytes;
+  if (e.bytes == 0 || e.bytes < static_cast<std::uint64_t>(rt.settings.min_bytes)) {
+    return Reason::below_threshold;
+  }
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  PMPI_Type_get_extent(type, &lb, &extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  const auto size = static_cast<MPI_Aint>(e.bytes / static_cast<std::uint64_t>(count));
+  if (true_extent != size || extent != size || !in_memory_order(type)) {
+    return Reason::noncontiguous;
+  }
+  if (!errors_are_fatal(comm)) return Reason::errors_return;
+  e.true_lb = true_lb;
+  e.lo = reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(true_lb);
+  e.hi = e.lo + e.bytes;
+  if (on_own_stack(e.lo, e.hi)) return Reason::stack_memory;
+  MemoryKind kind;
+  {
+    std::lock_guard<std::mutex> lock(rt.regions_mutex);
+    kind = rt.regions.classify(page_floor(e.lo), page_ceil(e.hi));
+  }
+  switch (kind) {
+    case MemoryKind::private_writable:
+      return std::nullopt;
+    case MemoryKind::shared:
+      return Reason::shared_memory;
+    case MemoryKind::read_only:
+      return Reason::read_only_memory;
+    case MemoryKind::stack:
+      return Reason::stack_memory;
+    case MemoryKind::unmapped:
+      return Reason::unknown_memory;
+  }
+  return Reason::unknown_memory;
+}
+
+Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, const Extent& e, bool ready) {
+  Runtime& rt = runtime();
+  Slot* s = reserve_slot(call);
+  if (s == nullptr) return {nullptr, Reason::too_many};
+  const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
+  const Edges edges = edges_of(e);
+  const void* from = buf;
+  bool in_place = false;
+  if (edges.head_owned && edges.tail_owned) {
+    settle(plo, phi, false);
+    in_place = protect(plo, phi, false);
+  }
+  if (in_place) {
+    s->page_lo = plo;
+    s->page_hi = phi;
+    s->data_lo = e.lo;
+    s->data_hi = e.hi;
+  } else {
+    // Other data shares the end pages: send from a copy, the buffer is free at once.
+    settle(e.lo, e.hi, false);
+    s->send_bounce = rt.bounces.take(e.bytes);
+    if (s->send_bounce.data == nullptr) {
+      release(s);
+      return {nullptr, Reason::too_many};
+    }
+    std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
+    from = static_cast<const char*>(s->send_bounce.data) - e.true_lb;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (ready) {
+    PMPI_Irsend(from, count, type, dest, tag, comm, &request);
+  } else {
+    PMPI_Isend(from, count, type, dest, tag, comm, &request);
+  }
+  s->parts[0] = {s, false};
+  const std::uint32_t token = s->token.load();
+  activate(s, &request, 1);
+  rt.sites.deferred(own_counters(call), !in_place);
+  return {s, Reason::too_many, token};
+}
+
+namespace {
+
+// A receive's slot: its pages no-access, an internal buffer for the message (and, for
+// Sendrecv_replace, a copy of the outgoing data taken before the pages close). nullptr
+// and `why` when it cannot start.
+Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
+  Block block;
+  if (auto pages = receive_pages(e, block)) {
+    why = *pages;
+    return nullptr;
+  }
+  Slot* s = reserve_slot(call);
+  if (s == nullptr) {
+    why = Reason::too_many;
+    return nullptr;
+  }
+  Runtime& rt = runtime();
+  const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
+  settle(plo, phi, true);
+  BouncePool& pool = rt.bounces;
+  // The landing area spans the same pages as the buffer, at the same offset in its first
+  // page, so whole pages can be moved into place (placement.hpp).
+  s->recv_bounce = pool.take(phi - plo);
+  if (copy_out) {
+    s->send_bounce = pool.take(e.bytes);
+    if (s->send_bounce.data != nullptr) {
+      std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
+    }
+  }
+  if (rt.settings.move_pages) {
+    // Before protecting: that splits the mapping the gate looks at.
+    const std::optional<ReceiveCopy> copy = rt.move_gate.check(plo, phi, block);
+    s->movable = !copy;
+    s->copy_why = copy.value_or(ReceiveCopy::stopped);
+  }
+  why = Reason::protect_failed;
+  if (s->recv_bounce.data == nullptr || (copy_out && s->send_bounce.data == nullptr) ||
+      !protect(plo, phi, true)) {
+    release(s);
+    return nullptr;
+  }
+  s->place_addr = e.lo;
+  s->page_lo = plo;
+  s->page_hi = phi;
+  s->data_lo = e.lo;
+  s->data_hi = e.hi;
+  s->no_access = true;
+  s->parts[0] = {s, true};
+  s->parts[1] = {s, false};
+  return s;
+}
+
+// The address MPI receives (count, type) at: the buffer's data lands at landing_offset.
+void* landing(const Slot& s, const Extent& e) {
+  return static_cast<char*>(s.recv_bounce.data) + landing_offset(s) - e.true_lb;
+}
+
+Started started(Slot* s, Call call, MPI_Request* requests, int n) {
+  const std::uint32_t token = s->token.load();
+  activate(s, requests, n);
+  runtime().sites.deferred(own_counters(call), false);
+  return {s, Reason::too_many, token};
+}
+
+}  // namespace
+
+Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int source, int tag,
+                   MPI_Comm comm, const Extent& e) {
+  (void)buf;
+  Reason why = Reason::too_many;
+  Slot* s = prepare_receive(call, e, false, why);
+  if (s == nullptr) return {nullptr, why};
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Irecv(landing(*s, e), count, type, source, tag, comm, &request);
+  return started(s, call, &request, 1);
+}
+
+Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                               int source, int recvtag, MPI_Comm comm, const Extent& e) {
+  (void)buf;
+  Reason why = Reason::too_many;
+  Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
+  if (s == nullptr) return {nullptr, why};
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  PMPI_Irecv(landing(*s, e), count, type, source, recvtag, comm, &requests[0]);
+  PMPI_Isend(static_cast<char*>(s->send_bounce.data) - e.true_lb, count, type, dest, sendtag, comm,
+             &requests[1]);
+  return started(s, Call::sendrecv_replace, requests, 2);
+}
+
+}  // namespace overlap::intercept

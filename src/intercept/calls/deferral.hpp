@@ -1,0 +1,47 @@
+// The decision whether a blocking call may return before its transfer is done, and the
+// two ways of deferring: a send whose buffer's pages are its own is protected read-only
+// and sent in place; any other send is copied first (its buffer is free at once); a
+// receive goes to an internal buffer while the program's pages are no-access, and its
+// data is placed when it arrives. docs/overlap-run.md has the rules and why.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "intercept/report/call_sites.hpp"
+#include "intercept/runtime/transfer_table.hpp"
+
+namespace overlap::intercept {
+
+// The contiguous bytes [lo, hi) a (buffer, count, datatype) covers.
+struct Extent {
+  std::uintptr_t lo = 0, hi = 0;
+  std::uint64_t bytes = 0;
+  MPI_Aint true_lb = 0;
+};
+
+// Why the call may not be deferred, or nothing (then `e` is filled). `bytes` is
+// message_bytes(count, type), which the caller has for its statistics already.
+std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
+                                       std::uint64_t bytes, MPI_Comm comm, Extent& e);
+// Bytes of (count, type) for the statistics (0 when MPI refuses the type).
+std::uint64_t message_bytes(int count, MPI_Datatype type);
+
+// Each returns the started transfer's slot (published, request watched; another thread
+// may complete it at once, so the caller must not touch it), or why it could not start.
+// `ready` selects MPI_Irsend.
+struct Started {
+  Slot* slot = nullptr;
+  Reason reason = Reason::too_many;
+  std::uint32_t token = 0;  // names the transfer in a pending status (status_codec.hpp)
+};
+Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, const Extent& e, bool ready);
+Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int source, int tag,
+                   MPI_Comm comm, const Extent& e);
+Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                               int source, int recvtag, MPI_Comm comm, const Extent& e);
+
+}  // namespace overlap::intercept

@@ -1,0 +1,207 @@
+#include "intercept/report/run_report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "intercept/calls/partitioned_routes.hpp"
+#include "intercept/report/report_summary.hpp"
+#include "intercept/report/symbolizer.hpp"
+#include "intercept/runtime/core_runtime.hpp"
+#include "progress/thread_level.hpp"
+
+namespace overlap::intercept {
+
+namespace {
+
+using nlohmann::json;
+
+json location_json(const SourceLocation& loc, std::uintptr_t address) {
+  json j;
+  j["address"] = fmt::format("{:#x}", address);
+  j["text"] = loc.text();
+  if (!loc.file.empty()) j["file"] = loc.file;
+  if (loc.line > 0) j["line"] = loc.line;
+  if (!loc.function.empty()) j["function"] = loc.function;
+  if (!loc.object.empty()) j["object"] = loc.object;
+  return j;
+}
+
+json site_json(const SiteStats& s, const Symbolizer& symbols) {
+  json j;
+  j["call"] = std::string(call_name(s.call));
+  j["site"] = location_json(symbols.locate(s.site, true), s.site);
+  j["calls"] = s.calls;
+  j["bytes"] = s.bytes;
+  j["deferred"] = s.deferred;
+  j["deferred_by_copy"] = s.deferred_by_copy;
+  json reasons = json::object();
+  for (int r = 0; r < kReasonCount; ++r) {
+    if (s.not_deferred[r] > 0)
+      reasons[std::string(reason_name(static_cast<Reason>(r)))] = s.not_deferred[r];
+  }
+  j["not_deferred"] = reasons;
+  j["completed"] = s.completed;
+  j["touched_before_completion"] = s.touched_before_completion;
+  j["faults"] = s.faults;
+  j["stall_s"] = s.stall_s;
+  j["window_s"] = {
+      {"median", median_window(s)},
+      {"mean", s.completed > 0 ? s.window_sum_s / static_cast<double>(s.completed) : 0.0},
+      {"min", s.window_min_s},
+      {"max", s.window_max_s}};
+  std::vector<std::pair<std::uintptr_t, TouchSite>> touches(s.touches.begin(), s.touches.end());
+  std::sort(touches.begin(), touches.end(),
+            [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  json first = json::array();
+  for (const auto& [pc, t] : touches) {
+    json tj;
+    tj["site"] = location_json(symbols.locate(pc, false), pc);
+    tj["count"] = t.count;
+    tj["mean_delay_s"] = t.delay_sum_s / static_cast<double>(t.count);
+    tj["min_delay_s"] = t.delay_min_s;
+    first.push_back(tj);
+  }
+  j["first_touches"] = first;
+  return j;
+}
+
+json rank_json(Runtime& rt, int rank) {
+  const Symbolizer symbols;
+  json r;
+  r["rank"] = rank;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  r["host"] = host;
+  r["pid"] = rt.pid;
+  json sites = json::array();
+  std::uint64_t faults = 0;
+  double stall = 0;
+  for (const SiteStats& s : rt.sites.snapshot()) {
+    sites.push_back(site_json(s, symbols));
+    faults += s.faults;
+    stall += s.stall_s;
+  }
+  r["call_sites"] = sites;
+  r["faults"] = faults;
+  r["stall_s"] = stall;
+  r["partitioned_routed"] = partitioned_routed();
+  // How received data reached the program's pages (placement.hpp).
+  r["placed_by_move"] = rt.placed_by_move.load();
+  r["placed_by_copy"] = rt.placed_by_copy.load();
+  if (rt.settings.move_pages) {
+    nlohmann::json copied = nlohmann::json::object();
+    for (std::size_t i = 0; i < kReceiveCopyKinds; ++i) {
+      copied[receive_copy_name(static_cast<ReceiveCopy>(i))] = rt.copied_because[i].load();
+    }
+    r["copied_because"] = std::move(copied);
+  }
+  if (const CopyReason why = rt.copy_reason.load();
+      rt.settings.move_pages && why != CopyReason::none) {
+    r["place_note"] = copy_reason_text(why, rt.copy_detail.load());
+  }
+  return r;
+}
+
+json metadata(Runtime& rt, int size) {
+  json m;
+  m["processes"] = size;
+  m["mpi_flavor"] = OVERLAP_MPI_FLAVOR;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  PMPI_Get_library_version(lib, &len);
+  std::string first_line(lib, static_cast<std::size_t>(std::max(0, len)));
+  first_line = first_line.substr(0, first_line.find('\n'));
+  m["mpi_library"] = first_line;
+  m["thread_level"] = progress::thread_level_name(rt.program_provided);
+  m["mpi_thread_level"] = progress::thread_level_name(rt.mpi_provided);
+  m["progress"] = std::string(policy_name(rt.policy));
+  m["progress_mechanism"] = rt.progress ? rt.progress->mechanism() : "";
+  if (!rt.policy_note.empty()) m["progress_note"] = rt.policy_note;
+  // docs/overlap-run.md, "UCX's memory hooks".
+  if (rt.memory_hooks_mirrored > 0) m["memory_hooks_mirrored"] = rt.memory_hooks_mirrored;
+  if (!rt.memory_hooks_failure.empty()) {
+    m["memory_hooks_note"] =
+        "UCX's memory hooks could not all be checked on overlap-run's wrappers or put on "
+        "libc's functions (" +
+        rt.memory_hooks_failure +
+        "): memory glibc unmaps itself may not be announced to UCX's registration cache";
+  }
+  m["min_size_bytes"] = rt.settings.min_bytes;
+  m["defer"] = families_text(rt.settings.families);
+  // Who served the program's own MPI_Psend_init family: liboverlap's layer or MPI's.
+  const bool routed = partitioned_routing_compiled() && rt.settings.partitioned_overlap;
+  m["partitioned"] = routed ? "overlap" : "mpi";
+  if (!partitioned_routing_compiled() && rt.settings.partitioned_overlap)
+    m["partitioned_note"] = "this MPI has no partitioned API (MPI_VERSION < 4): nothing to route";
+  m["place"] = rt.settings.move_pages ? "move" : "copy";
+  m["command"] = rt.argv;
+  m["overlap_version"] = OVERLAP_VERSION;
+  const std::time_t now = std::time(nullptr);
+  char date[64] = {};
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  m["date"] = date;
+  return m;
+}
+
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text << '\n';
+    if (!out) {
+      std::fprintf(stderr, "overlap-run: cannot write the report %s\n", path.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "overlap-run: cannot write the report %s\n", path.c_str());
+  }
+}
+
+}  // namespace
+
+void write_run_report(Runtime& rt) {
+  if (rt.settings.report.empty()) return;
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string mine = rank_json(rt, rank).dump();
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  if (rank == 0) {
+    int total = 0;
+    for (int i = 0; i < size; ++i) {
+      offsets[static_cast<std::size_t>(i)] = total;
+      total += lens[static_cast<std::size_t>(i)];
+    }
+    all.resize(static_cast<std::size_t>(total));
+  }
+  PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+  if (rank != 0) return;
+  json doc;
+  doc["schema_version"] = 1;
+  doc["benchmark"] = "overlap-run";
+  doc["metadata"] = metadata(rt, size);
+  json ranks = json::array();
+  for (int i = 0; i < size; ++i) {
+    ranks.push_back(
+        json::parse(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(i)]),
+                               static_cast<std::size_t>(lens[static_cast<std::size_t>(i)]))));
+  }
+  doc["ranks"] = ranks;
+  write_atomically(rt.settings.report, doc.dump(2));
+  std::fputs(summary_text(doc, rt.settings.report).c_str(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace overlap::intercept
