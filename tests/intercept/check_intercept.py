@@ -63,7 +63,7 @@ def totals(doc):
 
 
 def intercepted_cmd(args, case_args, report, extra=()):
-    opts = ["--min-size", "4KiB", "--report", report, *extra]
+    opts = ["--min-size", getattr(args, "min_size", "4KiB"), "--report", report, *extra]
     if args.progress:
         opts += ["--progress", args.progress]
     if args.form == "launcher":
@@ -71,7 +71,19 @@ def intercepted_cmd(args, case_args, report, extra=()):
     return [*launcher(args, args.np), args.run, *opts, "--", args.program, *case_args]
 
 
+def available_gib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / (1 << 20)
+    return 0.0
+
+
 def do_equality(args, tmp):
+    if args.needs_memory_gib and available_gib() < args.needs_memory_gib:
+        print(f"SKIP: {available_gib():.1f} GiB available, the case needs "
+              f"{args.needs_memory_gib} GiB")
+        sys.exit(77)
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 30)
     print(f"seed {seed} (rerun with --seed {seed})")
     case_args = [args.case, str(seed), str(args.iterations)]
@@ -105,6 +117,63 @@ def do_equality(args, tmp):
         fail("no summary on stderr")
     if args.case == "place":
         check_placement(args, case_args, doc, b, tmp, "place: pinned pages" in inter.stderr)
+    if args.case in CONFORMANCE:
+        CONFORMANCE[args.case](doc)
+
+
+def reasons(doc, calls=None):
+    """Not-deferred reason -> count over every rank's sites (of the named calls)."""
+    out = {}
+    for r in doc["ranks"]:
+        for s in r["call_sites"]:
+            if calls is None or s["call"] in calls:
+                for k, v in s["not_deferred"].items():
+                    out[k] = out.get(k, 0) + v
+    return out
+
+
+def check_huge(doc):
+    """intercept_conformance.c huge: the message above 2^31 bytes was deferred and placed
+    into the receiver's pages (a byte count above INT_MAX was never placed)."""
+    r = doc["ranks"][1]
+    placed = (r.get("placed_by_move") or 0) + (r.get("placed_by_copy") or 0)
+    recv = sum(s["deferred"] for s in r["call_sites"] if s["call"] == "MPI_Recv")
+    print(f"rank 1: {recv} receives deferred, {placed} placed")
+    if recv != 1 or placed != 1:
+        fail(f"rank 1 deferred {recv} and placed {placed} of its huge receive")
+
+
+def check_owned(doc):
+    """intercept_conformance.c owned: receives into memory the program's own pending
+    requests hold were left to MPI, and said so."""
+    why = reasons(doc, {"MPI_Recv"})
+    print(f"receives not deferred: {why}")
+    if not why.get("owned_by_request"):
+        fail("no receive was left to MPI for 'owned_by_request'")
+
+
+def check_derived(doc):
+    """intercept_conformance.c derived: datatypes with holes and communicators whose
+    handler returns errors are deferred now (sends and dense types), the sparse types and
+    the receives that must return their errors are not, and MPI's refusals reached the
+    program."""
+    sends, recvs = reasons(doc, {"MPI_Send"}), reasons(doc, {"MPI_Recv"})
+    deferred = {c: sum(s["deferred"] for r in doc["ranks"] for s in r["call_sites"]
+                       if s["call"] == c) for c in ("MPI_Send", "MPI_Recv")}
+    print(f"deferred {deferred}; sends not deferred {sends}; receives not deferred {recvs}")
+    for c, n in deferred.items():
+        if n == 0:
+            fail(f"no {c} with a derived datatype was deferred")
+    for reason, where in (("sparse_type", sends), ("sparse_type", recvs),
+                          ("errors_return", recvs), ("mpi_error", sends)):
+        if not where.get(reason):
+            fail(f"no call counted for '{reason}'")
+    for reason in ("noncontiguous", "errors_return"):
+        if sends.get(reason):
+            fail(f"{sends[reason]} sends not deferred for '{reason}', which no longer applies")
+
+
+CONFORMANCE = {"huge": check_huge, "owned": check_owned, "derived": check_derived}
 
 
 def check_placement(args, case_args, doc, want, tmp, pinned_ran):
@@ -355,6 +424,9 @@ def main():
     ap.add_argument("--seed", type=int)
     ap.add_argument("--progress", choices=["caller", "shared", "dedicated"])
     ap.add_argument("--form", choices=["rank", "launcher"], default="rank")
+    ap.add_argument("--min-size", default="4KiB")
+    ap.add_argument("--needs-memory-gib", type=float, default=0,
+                    help="skip (exit 77) where less memory is available")
     ap.add_argument("--cluster")
     args = ap.parse_args()
     body = {"equality": do_equality, "touchline": do_touchline, "counts": do_counts,

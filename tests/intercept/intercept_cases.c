@@ -38,55 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int rank, size;
-static int threaded; /* the global area is one: threads use the heap instead */
-static uint64_t digest = 1469598103934665603ull;
-
-static void fail(const char* what, long a, long b) {
-  fprintf(stderr, "FAIL rank %d: %s (%ld, %ld)\n", rank, what, a, b);
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void mix(const void* p, size_t n) {
-  if (threaded) return; /* interleaving differs between runs; the byte checks are the test */
-  const unsigned char* c = p;
-  for (size_t i = 0; i < n; i++) digest = (digest ^ c[i]) * 1099511628211ull;
-}
-
-/* xorshift64*: every rank draws the same sequence from the same seed. */
-static uint64_t next_random(uint64_t* s) {
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return *s * 2685821657736338717ull;
-}
-
-static unsigned char pattern(uint64_t seed, int kase, size_t i) {
-  return (unsigned char)((seed * 31 + (uint64_t)kase * 131 + i * 7 + (i >> 8)) & 0xff);
-}
-
-static void fill(unsigned char* p, size_t n, uint64_t seed, int kase) {
-  for (size_t i = 0; i < n; i++) p[i] = pattern(seed, kase, i);
-}
-
-static void check(const unsigned char* p, size_t n, uint64_t seed, int kase, const char* what) {
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] != pattern(seed, kase, i)) {
-      fprintf(stderr, "FAIL rank %d: %s case %d byte %zu of %zu: %d, expected %d\n", rank, what,
-              kase, i, n, p[i], pattern(seed, kase, i));
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
-  mix(p, n);
-}
-
-static volatile double sink;
-static void compute(int units) {
-  double x = 1;
-  for (int i = 0; i < units * 20000; i++) x = x * 1.0000001 + 1e-9;
-  sink = x;
-}
+#include "case_support.h"
 
 /* ---- buffers of every kind the tests place messages in ---------------------------- */
 enum { HEAP, HEAP_OFFSET, PAGE_ALIGNED, SHARED_PAGE, GLOBAL, STACK, NKINDS };

@@ -16,6 +16,8 @@
 #include "intercept/calls/fence_calls.hpp"
 #include "intercept/calls/named_type_sizes.hpp"
 #include "intercept/calls/partitioned_routes.hpp"
+#include "intercept/calls/program_requests.hpp"
+#include "intercept/calls/request_calls.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/placement/ucx_events.hpp"
 #include "intercept/report/run_report.hpp"
@@ -26,13 +28,6 @@
 namespace overlap::intercept {
 
 namespace {
-
-// Every intercepted call: a pass under policy caller, and finished transfers reaped.
-[[gnu::hot]] void begin_call() {
-  Runtime& rt = runtime();
-  if (!rt.progress->background()) rt.progress->poll();
-  reap();
-}
 
 // Settles the bytes a (buf, count, type) argument of a call that is not deferred covers.
 // With no deferred transfer in flight in the process there is nothing to settle, and the
@@ -79,7 +74,7 @@ namespace {
   if (call == Call::bsend) return Reason::buffered_mode;
   if (!family_on(call)) return Reason::family_off;
   if (dest == MPI_PROC_NULL) return Reason::proc_null;
-  return check_deferrable(buf, count, type, bytes, comm, e);
+  return check_deferrable(buf, count, type, bytes, comm, false, e);
 }
 
 [[gnu::hot]] std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type,
@@ -90,7 +85,14 @@ namespace {
   if (status != MPI_STATUS_IGNORE && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)) {
     return Reason::wildcard_status;
   }
-  return check_deferrable(buf, count, type, bytes, comm, e);
+  return check_deferrable(buf, count, type, bytes, comm, true, e);
+}
+
+// MPI refused the nonblocking call a deferral posts (and ran the communicator's error
+// handler): the blocking call returns that error, as MPI's own would have.
+int refused(SiteCounters& counts, int rc) {
+  ovx_count_straight(&counts, static_cast<int>(Reason::mpi_error));
+  return rc;
 }
 
 // What the program sees of a deferred receive's status at return (status_codec.hpp).
@@ -117,6 +119,7 @@ void fill_pending_status(MPI_Status* status, int source, int tag, std::uint32_t 
   if (!why) {
     const Started st = start_send(call, buf, count, type, dest, tag, comm, e, call == Call::rsend);
     if (st.slot != nullptr) return MPI_SUCCESS;
+    if (st.reason == Reason::mpi_error) return refused(counts, st.rc);
     why = st.reason;
   }
   ovx_count_straight(&counts, static_cast<int>(*why));
@@ -154,6 +157,7 @@ int core_bsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c)
       fill_pending_status(status, source, tag, st.token);
       return MPI_SUCCESS;
     }
+    if (st.reason == Reason::mpi_error) return refused(counts, st.rc);
     why = st.reason;
   }
   ovx_count_straight(&counts, static_cast<int>(*why));
@@ -183,40 +187,12 @@ int core_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
       fill_pending_status(status, source, recvtag, st.token);
       return MPI_SUCCESS;
     }
+    if (st.reason == Reason::mpi_error) return refused(counts, st.rc);
     why = st.reason;
   }
   ovx_count_straight(&counts, static_cast<int>(*why));
   settle_buffer(buf, count, type, true);
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
-}
-
-int core_isend_like(int (*f)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*),
-                    const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c,
-                    MPI_Request* r) {
-  if (runtime().active) {
-    begin_call();
-    settle_buffer(b, n, t, false);
-  }
-  return f(b, n, t, d, tag, c, r);
-}
-int core_isend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request* r) {
-  return core_isend_like(PMPI_Isend, b, n, t, d, tag, c, r);
-}
-int core_issend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request* r) {
-  return core_isend_like(PMPI_Issend, b, n, t, d, tag, c, r);
-}
-int core_irsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request* r) {
-  return core_isend_like(PMPI_Irsend, b, n, t, d, tag, c, r);
-}
-int core_ibsend(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request* r) {
-  return core_isend_like(PMPI_Ibsend, b, n, t, d, tag, c, r);
-}
-int core_irecv(void* b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c, MPI_Request* r) {
-  if (runtime().active) {
-    begin_call();
-    settle_buffer(b, n, t, true);
-  }
-  return PMPI_Irecv(b, n, t, s, tag, c, r);
 }
 
 // A status still marked pending: complete its transfer, then answer from the real one.
@@ -271,13 +247,15 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   MPI_Status plain_status[2];
   int rc = MPI_SUCCESS;
   std::uint32_t token = 0;
+  // A part MPI refused to post has its error; it is not posted again.
   if (!rwhy) {
     const Started st =
         start_recv(Call::sendrecv_recv, recvbuf, recvcount, recvtype, source, recvtag, comm, re);
     if (st.slot == nullptr) rwhy = st.reason;
+    if (rwhy == Reason::mpi_error) rc = refused(rcounts, st.rc);
     token = st.token;
   }
-  if (rwhy) {
+  if (rwhy && rwhy != Reason::mpi_error) {
     ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
     settle_buffer(recvbuf, recvcount, recvtype, true);
     rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
@@ -286,8 +264,12 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
                                   comm, se, false);
     if (st.slot == nullptr) swhy = st.reason;
+    if (swhy == Reason::mpi_error) {
+      const int error = refused(scounts, st.rc);
+      if (rc == MPI_SUCCESS) rc = error;
+    }
   }
-  if (swhy) {
+  if (swhy && swhy != Reason::mpi_error) {
     ovx_count_straight(&scounts, static_cast<int>(*swhy));
     settle_buffer(sendbuf, sendcount, sendtype, false);
     const int sent = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
@@ -351,7 +333,10 @@ int core_query_thread(int* provided) {
 }
 
 void core_fence() {
-  if (runtime().active) settle_all();
+  if (!runtime().active) return;
+  // A call whose memory cannot be told: a request it returns holds all of it.
+  if (FootprintRecord& record = request_footprint(); record.on) record.unknown = true;
+  if (__atomic_load_n(runtime().shim->active, __ATOMIC_ACQUIRE) > 0) settle_all();
 }
 void core_poll() {
   Runtime& rt = runtime();
@@ -517,11 +502,6 @@ ovx_core make_table() {
   t.MPI_Recv = core_recv;
   t.MPI_Sendrecv = core_sendrecv;
   t.MPI_Sendrecv_replace = core_sendrecv_replace;
-  t.MPI_Isend = core_isend;
-  t.MPI_Issend = core_issend;
-  t.MPI_Irsend = core_irsend;
-  t.MPI_Ibsend = core_ibsend;
-  t.MPI_Irecv = core_irecv;
   t.MPI_Get_count = core_get_count;
   t.MPI_Get_elements = core_get_elements;
   t.MPI_Get_elements_x = core_get_elements_x;
@@ -550,7 +530,8 @@ ovx_core make_table() {
     static const std::string text = families_text(runtime().settings.families);  // fixed
     return text.c_str();
   };
-  add_partitioned_routes(t);  // last: its fallbacks are the entries above
+  add_partitioned_routes(t);  // its fallbacks are the entries above
+  add_request_calls(t);       // last: wraps the routes' Wait/Test entries
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "intercept/calls/program_requests.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/runtime/buffer_memory.hpp"
 #include "intercept/runtime/core_runtime.hpp"
@@ -57,6 +58,8 @@ Slot* reserve_slot(Call call) {
   if (s == nullptr) return nullptr;
   s->call = call;
   s->movable = false;
+  s->place_whole = 0;
+  s->errors_fatal = true;
   s->site = current_site();
   s->owner.store(rt.shim->thread_state()->serial, std::memory_order_relaxed);
   std::uint32_t token = rt.next_token.fetch_add(1);
@@ -128,10 +131,14 @@ bool in_memory_order(MPI_Datatype type, int depth = 0) {
 }
 
 // Why a receive's pages cannot be protected, else nullopt and the glibc block it is in.
+// A page a pending request of the program's holds is never protected: MPI (or the peer,
+// through shared memory) may read or write it at any time (program_requests.hpp).
 std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   const Edges edges = edges_of(e);
   if (!edges.head_owned) return Reason::shares_first_page;
   if (!edges.tail_owned) return Reason::shares_last_page;
+  if (program_requests().holds(page_floor(e.lo), page_ceil(e.hi), false))
+    return Reason::owned_by_request;
   block = {edges.block_lo, edges.block_hi};
   return std::nullopt;
 }
@@ -147,7 +154,8 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
 }
 
 [[gnu::hot]] std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
-                                                    std::uint64_t bytes, MPI_Comm comm, Extent& e) {
+                                                    std::uint64_t bytes, MPI_Comm comm,
+                                                    bool receive, Extent& e) {
   Runtime& rt = runtime();
   e.bytes = bytes;
   if (e.bytes == 0 || e.bytes < static_cast<std::uint64_t>(rt.settings.min_bytes)) {
@@ -157,13 +165,29 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   PMPI_Type_get_extent(type, &lb, &extent);
   PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
   const auto size = static_cast<MPI_Aint>(e.bytes / static_cast<std::uint64_t>(count));
-  if (true_extent != size || extent != size || !in_memory_order(type)) {
-    return Reason::noncontiguous;
+  const auto at = reinterpret_cast<std::uintptr_t>(buf);
+  if (true_extent == size && extent == size && in_memory_order(type)) {
+    e.lo = at + static_cast<std::uintptr_t>(true_lb);
+    e.hi = e.lo + e.bytes;
+    e.offset = true_lb;
+    e.holes = false;
+  } else {
+    // The hull of the elements: copied (send) or snapshot and placed whole (receive). Not
+    // worth it when the holes outweigh the data.
+    const Span hull = typed_bytes(buf, count, type, receive);
+    if (hull.hi <= hull.lo || hull.hi - hull.lo > 2 * e.bytes) return Reason::sparse_type;
+    // Protected holes may hold data another thread uses, whose progress may be what the
+    // transfer waits for (as a heap block's slack, buffer_memory.hpp).
+    if (receive && rt.program_required >= MPI_THREAD_MULTIPLE) return Reason::noncontiguous;
+    e.lo = hull.lo;
+    e.hi = hull.hi;
+    e.offset = static_cast<MPI_Aint>(hull.lo - at);
+    e.holes = true;
   }
-  if (!errors_are_fatal(comm)) return Reason::errors_return;
-  e.true_lb = true_lb;
-  e.lo = reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(true_lb);
-  e.hi = e.lo + e.bytes;
+  // A receive's errors (a truncated message above all) are known only when it completes,
+  // after the call returned: deferred only where the error handler ends the job anyway.
+  // A send's errors are known when it is posted, and returned from the call.
+  if (receive && !errors_are_fatal(comm)) return Reason::errors_return;
   if (on_own_stack(e.lo, e.hi)) return Reason::stack_memory;
   MemoryKind kind;
   {
@@ -190,13 +214,18 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   Runtime& rt = runtime();
   Slot* s = reserve_slot(call);
   if (s == nullptr) return {nullptr, Reason::too_many};
+  s->errors_fatal = errors_are_fatal(comm);
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
-  const Edges edges = edges_of(e);
   const void* from = buf;
   bool in_place = false;
-  if (edges.head_owned && edges.tail_owned) {
-    settle(plo, phi, false);
-    in_place = protect(plo, phi, false);
+  // In place behind read-only pages when the buffer owns its end pages, nothing else is
+  // in them (holes are other data), and no request of the program's may write them.
+  if (!e.holes && !program_requests().holds(plo, phi, true)) {
+    const Edges edges = edges_of(e);
+    if (edges.head_owned && edges.tail_owned) {
+      settle(plo, phi, false);
+      in_place = protect(plo, phi, false);
+    }
   }
   if (in_place) {
     s->page_lo = plo;
@@ -204,21 +233,24 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
     s->data_lo = e.lo;
     s->data_hi = e.hi;
   } else {
-    // Other data shares the end pages: send from a copy, the buffer is free at once.
+    // Send from a copy of what the buffer spans: the buffer is free at once.
+    const std::size_t len = e.hi - e.lo;
     settle(e.lo, e.hi, false);
-    s->send_bounce = rt.bounces.take(e.bytes);
+    s->send_bounce = rt.bounces.take(len);
     if (s->send_bounce.data == nullptr) {
       release(s);
       return {nullptr, Reason::too_many};
     }
-    std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
-    from = static_cast<const char*>(s->send_bounce.data) - e.true_lb;
+    std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), len);
+    from = static_cast<const char*>(s->send_bounce.data) - e.offset;
   }
   MPI_Request request = MPI_REQUEST_NULL;
-  if (ready) {
-    PMPI_Irsend(from, count, type, dest, tag, comm, &request);
-  } else {
-    PMPI_Isend(from, count, type, dest, tag, comm, &request);
+  const int rc = ready ? PMPI_Irsend(from, count, type, dest, tag, comm, &request)
+                       : PMPI_Isend(from, count, type, dest, tag, comm, &request);
+  if (rc != MPI_SUCCESS) {
+    if (in_place) unprotect(plo, phi, false);
+    release(s);
+    return {nullptr, Reason::mpi_error, 0, rc};
   }
   s->parts[0] = {s, false};
   const std::uint32_t token = s->token.load();
@@ -251,9 +283,9 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
   // page, so whole pages can be moved into place (placement.hpp).
   s->recv_bounce = pool.take(phi - plo);
   if (copy_out) {
-    s->send_bounce = pool.take(e.bytes);
+    s->send_bounce = pool.take(e.hi - e.lo);
     if (s->send_bounce.data != nullptr) {
-      std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.bytes);
+      std::memcpy(s->send_bounce.data, reinterpret_cast<const void*>(e.lo), e.hi - e.lo);
     }
   }
   if (rt.settings.move_pages) {
@@ -268,6 +300,18 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
     release(s);
     return nullptr;
   }
+  if (e.holes) {
+    // The bytes between the elements keep the program's values: the landing area starts
+    // as a copy of the span, taken after the pages closed (nothing can change them now),
+    // and is placed whole.
+    s->place_whole = e.hi - e.lo;
+    auto* landing_area = static_cast<char*>(s->recv_bounce.data) + (e.lo - plo);
+    if (!read_program_memory(landing_area, e.lo, s->place_whole)) {
+      unprotect(plo, phi, true);
+      release(s);
+      return nullptr;
+    }
+  }
   s->place_addr = e.lo;
   s->page_lo = plo;
   s->page_hi = phi;
@@ -281,7 +325,14 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
 
 // The address MPI receives (count, type) at: the buffer's data lands at landing_offset.
 void* landing(const Slot& s, const Extent& e) {
-  return static_cast<char*>(s.recv_bounce.data) + landing_offset(s) - e.true_lb;
+  return static_cast<char*>(s.recv_bounce.data) + landing_offset(s) - e.offset;
+}
+
+// A receive MPI refused to post: nothing was published, the pages open again.
+Started refused(Slot* s, int rc) {
+  unprotect(s->page_lo.load(), s->page_hi.load(), true);
+  release(s);
+  return {nullptr, Reason::mpi_error, 0, rc};
 }
 
 Started started(Slot* s, Call call, MPI_Request* requests, int n) {
@@ -300,7 +351,8 @@ Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int sourc
   Slot* s = prepare_receive(call, e, false, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request request = MPI_REQUEST_NULL;
-  PMPI_Irecv(landing(*s, e), count, type, source, tag, comm, &request);
+  const int rc = PMPI_Irecv(landing(*s, e), count, type, source, tag, comm, &request);
+  if (rc != MPI_SUCCESS) return refused(s, rc);
   return started(s, call, &request, 1);
 }
 
@@ -311,9 +363,16 @@ Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest
   Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  PMPI_Irecv(landing(*s, e), count, type, source, recvtag, comm, &requests[0]);
-  PMPI_Isend(static_cast<char*>(s->send_bounce.data) - e.true_lb, count, type, dest, sendtag, comm,
-             &requests[1]);
+  int rc = PMPI_Irecv(landing(*s, e), count, type, source, recvtag, comm, &requests[0]);
+  if (rc != MPI_SUCCESS) return refused(s, rc);
+  rc = PMPI_Isend(static_cast<char*>(s->send_bounce.data) - e.offset, count, type, dest, sendtag,
+                  comm, &requests[1]);
+  if (rc != MPI_SUCCESS) {
+    // Deferred only under a fatal error handler, which MPI ran: not reached.
+    PMPI_Cancel(&requests[0]);
+    PMPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+    return refused(s, rc);
+  }
   return started(s, Call::sendrecv_replace, requests, 2);
 }
 

@@ -15,27 +15,36 @@
 
 namespace overlap::intercept {
 
-// The contiguous bytes [lo, hi) a (buffer, count, datatype) covers.
+// The bytes [lo, hi) a (buffer, count, datatype) spans. A datatype whose bytes lie in
+// memory order without holes spans exactly the message; any other (holes, a resized
+// extent, a typemap out of memory order) spans the hull of its elements (`holes`): a send
+// then goes from a copy of the hull, a receive lands on a snapshot of it and is placed
+// whole, so the bytes between the elements keep the program's values.
 struct Extent {
   std::uintptr_t lo = 0, hi = 0;
-  std::uint64_t bytes = 0;
-  MPI_Aint true_lb = 0;
+  std::uint64_t bytes = 0;  // the message's
+  MPI_Aint offset = 0;      // lo - buf: where MPI's (count, type) starts relative to lo
+  bool holes = false;
 };
 
 // Why the call may not be deferred, or nothing (then `e` is filled). `bytes` is
-// message_bytes(count, type), which the caller has for its statistics already.
+// message_bytes(count, type), which the caller has for its statistics already. A receive
+// has rules of its own (errors must reach the call; holes only without other threads).
 std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
-                                       std::uint64_t bytes, MPI_Comm comm, Extent& e);
+                                       std::uint64_t bytes, MPI_Comm comm, bool receive, Extent& e);
 // Bytes of (count, type) for the statistics (0 when MPI refuses the type).
 std::uint64_t message_bytes(int count, MPI_Datatype type);
 
 // Each returns the started transfer's slot (published, request watched; another thread
-// may complete it at once, so the caller must not touch it), or why it could not start.
+// may complete it at once, so the caller must not touch it), or why it could not start:
+// Reason::mpi_error when MPI refused the nonblocking call, whose error code `rc` the
+// blocking call returns (MPI has invoked the communicator's error handler already).
 // `ready` selects MPI_Irsend.
 struct Started {
   Slot* slot = nullptr;
   Reason reason = Reason::too_many;
   std::uint32_t token = 0;  // names the transfer in a pending status (status_codec.hpp)
+  int rc = MPI_SUCCESS;
 };
 Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
                    MPI_Comm comm, const Extent& e, bool ready);

@@ -4,6 +4,8 @@
 // the types and the communicator. docs/overlap-run.md ("Fences") has why.
 #include "intercept/calls/fence_calls.hpp"
 
+#include "intercept/calls/program_requests.hpp"
+
 #include "intercept/runtime/core_runtime.hpp"
 #include "intercept/runtime/footprint.hpp"
 
@@ -47,14 +49,24 @@ CommFacts facts_of(MPI_Comm comm) {
 }
 
 // The fence: own transfers, then those conflicting with the footprint `describe` adds.
+// A call that returns a request (kinds *_REQ) keeps the footprint for it, also when no
+// transfer is in flight (program_requests.hpp).
 template <typename Describe>
 void observe(MPI_Comm comm, Describe&& describe) {
   Runtime& rt = runtime();
   if (!rt.active) return;
   if (!rt.progress->background()) rt.progress->poll();  // policy caller: a chance to progress
-  settle_own();
+  FootprintRecord& record = request_footprint();
+  const bool in_flight = __atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) > 0;
+  if (!in_flight && !record.on) return;
+  if (in_flight) settle_own();
   Footprint f(type_extent, facts_of(comm));
   describe(f);
+  if (record.on) {
+    record.unknown = f.whole_process();
+    record.spans = f.spans();
+  }
+  if (!in_flight) return;
   if (f.whole_process()) {
     settle_all();
     return;

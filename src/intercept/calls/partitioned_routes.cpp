@@ -44,6 +44,7 @@ void add_partitioned_routes(ovx_core&) {}
 #include <utility>
 #include <vector>
 
+#include "intercept/calls/program_requests.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/runtime/core_runtime.hpp"
 #include "partitioned/intercept_abi.h"
@@ -149,30 +150,39 @@ int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* r
   return MPI_SUCCESS;
 }
 
+// A partitioned request holds its buffer until it is freed (program_requests.hpp).
+int held(int rc, const MPI_Request* request, const Span& data) {
+  if (rc == MPI_SUCCESS) program_requests().add(*request, {data}, false, true);
+  return rc;
+}
+
 int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   stop_moving_pages();  // the buffer is MPI's (or liboverlap's) until the request is freed
   if (!routing_on()) {
     fence_deferred();
-    return PMPI_Psend_init(buf, partitions, count, type, dest, tag, comm, info, request);
+    const int rc = PMPI_Psend_init(buf, partitions, count, type, dest, tag, comm, info, request);
+    return held(rc, request, typed_bytes(buf, std::int64_t{partitions} * count, type, false));
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Psend_init(buf, partitions, count, type, dest, tag, comm, info, &r);
   if (rc != MPI_SUCCESS) return rc;
   const Span data = typed_bytes(buf, static_cast<std::int64_t>(partitions) * count, type, false);
-  return publish(r, comm, data, request);
+  return held(publish(r, comm, data, request), request, data);
 }
 
 int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   stop_moving_pages();
+  const Span data = typed_bytes(buf, std::int64_t{partitions} * count, type, true);
   if (!routing_on()) {
     fence_deferred();
-    return PMPI_Precv_init(buf, partitions, count, type, source, tag, comm, info, request);
+    return held(PMPI_Precv_init(buf, partitions, count, type, source, tag, comm, info, request),
+                request, data);
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Precv_init(buf, partitions, count, type, source, tag, comm, info, &r);
-  return rc != MPI_SUCCESS ? rc : publish(r, comm, Span{}, request);
+  return rc != MPI_SUCCESS ? rc : held(publish(r, comm, Span{}, request), request, data);
 }
 
 std::optional<Routed> routed(MPI_Request handle) {

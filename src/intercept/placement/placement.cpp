@@ -33,11 +33,6 @@ void copy_into(std::uintptr_t to, const char* from, std::size_t n) {
   }
 }
 
-// The program's no-access bytes [from, from + n) into `to`.
-bool read_program(char* to, std::uintptr_t from, std::size_t n) {
-  return program_memory(SYS_pread64, to, from, n);
-}
-
 // While the caches are told (and the tail of a buffer unmapped through libc), this thread
 // counts as inside MPI, so neither our own libc wrappers nor our UCX event handler settle
 // the transfer being placed.
@@ -68,8 +63,8 @@ bool swap_pages(Slot& s, std::size_t n) {
   const std::uintptr_t end = s.place_addr + n;  // the first byte the message leaves as it was
   if (s.recv_bounce.len < len) return false;
   // Bytes of the pages the message does not write keep the program's values.
-  if (!read_program(bounce, plo, s.place_addr - plo) ||
-      !read_program(bounce + (end - plo), end, phi - end)) {
+  if (!read_program_memory(bounce, plo, s.place_addr - plo) ||
+      !read_program_memory(bounce + (end - plo), end, phi - end)) {
     return false;
   }
   void* program = reinterpret_cast<void*>(plo);
@@ -135,6 +130,10 @@ void place_received(Slot& s, std::size_t n) {
   if (rt.settings.move_pages) {
     rt.copied_because[static_cast<std::size_t>(*why)].fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+bool read_program_memory(char* to, std::uintptr_t from, std::size_t n) {
+  return program_memory(SYS_pread64, to, from, n);
 }
 
 void init_placement() { runtime().move_gate.init(); }

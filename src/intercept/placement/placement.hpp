@@ -31,6 +31,10 @@ inline std::size_t landing_offset(const Slot& s) { return s.place_addr - s.page_
 // pages are unprotected. After a move, s.recv_bounce holds the program's former pages.
 void place_received(Slot& s, std::size_t n);
 
+// The program's bytes [from, from + n) into `to`, whatever their protection (through
+// /proc/self/mem); false when the kernel refused.
+bool read_program_memory(char* to, std::uintptr_t from, std::size_t n);
+
 // At MPI_Init: MoveGate::init().
 void init_placement();
 

@@ -35,8 +35,8 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"below_threshold", "smaller than --min-size"},
     {"proc_null", "MPI_PROC_NULL"},
     {"wildcard_status", "wildcard receive whose status the program wants"},
-    {"noncontiguous", "non-contiguous datatype"},
-    {"errors_return", "the communicator's error handler returns errors"},
+    {"noncontiguous", "receive with holes in its datatype, MPI_THREAD_MULTIPLE"},
+    {"errors_return", "receive on a communicator whose error handler returns errors"},
     {"stack_memory", "buffer on the stack"},
     {"shared_memory", "buffer in shared memory"},
     {"read_only_memory", "buffer not in private writable memory"},
@@ -47,6 +47,9 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"synchronous_mode", "synchronous mode: completion tells the program the receive started"},
     {"buffered_mode", "buffered mode: MPI copies at the call already"},
     {"protect_failed", "mprotect() refused (the kernel's limit on mappings?)"},
+    {"owned_by_request", "a pending request of the program's holds that memory"},
+    {"sparse_type", "its datatype spans more than twice its data"},
+    {"mpi_error", "MPI refused the call (its error returned to the program)"},
 };
 constexpr std::size_t kMaxSamples = 4096;
 }  // namespace

@@ -26,8 +26,8 @@ enum class Reason {
   below_threshold,    // smaller than --min-size
   proc_null,          // MPI_PROC_NULL: nothing to move
   wildcard_status,    // MPI_ANY_SOURCE/MPI_ANY_TAG and the program wants the status
-  noncontiguous,      // derived datatype with holes
-  errors_return,      // the communicator's error handler returns errors
+  noncontiguous,      // receive, derived datatype with holes, MPI_THREAD_MULTIPLE program
+  errors_return,      // receive: the communicator's error handler returns errors
   stack_memory,       // buffer on the stack
   shared_memory,      // buffer in shared memory (another process may touch it)
   read_only_memory,   // buffer in memory that is not private and writable
@@ -38,8 +38,11 @@ enum class Reason {
   synchronous_mode,   // MPI_Ssend: completion tells the program the receive started
   buffered_mode,      // MPI_Bsend: MPI copies at the call already
   protect_failed,     // mprotect() refused (e.g. the kernel's limit on mappings)
+  owned_by_request,   // receive: a pending request of the program's holds that memory
+  sparse_type,        // derived datatype spanning more than twice its data
+  mpi_error,          // MPI refused the call (its error went back to the program)
 };
-inline constexpr int kReasonCount = 16;
+inline constexpr int kReasonCount = 19;
 std::string_view reason_name(Reason r);
 std::string_view reason_text(Reason r);
 
@@ -83,7 +86,7 @@ using SiteCache = ovx_site_cache;
 static_assert(static_cast<int>(Call::send) == OVX_CALL_SEND &&
               static_cast<int>(Call::recv) == OVX_CALL_RECV);
 static_assert(static_cast<int>(Reason::below_threshold) == OVX_REASON_BELOW_THRESHOLD &&
-              kReasonCount == OVX_REASON_COUNT);
+              kReasonCount <= OVX_REASON_COUNT);
 
 class CallSites {
  public:

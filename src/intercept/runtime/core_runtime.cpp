@@ -103,22 +103,29 @@ void on_request_done(void* arg, const MPI_Status* status) {
   auto* part = static_cast<SlotPart*>(arg);
   Slot& s = *part->slot;
   if (status->MPI_ERROR != MPI_SUCCESS) {
-    // Deferred only on communicators whose handler is fatal: MPI would have aborted in the
-    // program's blocking call. Abort with its message rather than place partial data.
+    // A receive is deferred only on communicators whose handler is fatal: MPI would have
+    // aborted in the program's blocking call. Abort with its message rather than place
+    // partial data. A send's errors that MPI knows when it is posted were returned from
+    // the call; one that MPI finds only later (a lost peer) can no longer reach it.
     char text[MPI_MAX_ERROR_STRING] = {};
     int len = 0;
     PMPI_Error_string(status->MPI_ERROR, text, &len);
     const std::string what = std::string("a deferred ") + (part->is_recv ? "receive" : "send") +
                              " failed in MPI: " + std::string(text, static_cast<std::size_t>(len));
-    fatal(what.c_str());
+    if (part->is_recv || s.errors_fatal) fatal(what.c_str());
+    const std::string line = "overlap-run: " + what +
+                             " (after its blocking call returned; the communicator's error "
+                             "handler returns errors, so the job goes on)\n";
+    (void)!::write(2, line.data(), line.size());
   }
   if (part->is_recv) {
     s.status = *status;
-    int bytes = 0;
-    PMPI_Get_count(status, MPI_BYTE, &bytes);
-    if (bytes > 0 && bytes != MPI_UNDEFINED) {
-      place_received(s, static_cast<std::size_t>(bytes));
-    }
+    // The large-count form: MPI_Get_count's int answers MPI_UNDEFINED above INT_MAX bytes,
+    // and such a message would never be placed.
+    MPI_Count bytes = 0;
+    PMPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    if (bytes > 0 && bytes != MPI_UNDEFINED)
+      place_received(s, s.place_whole > 0 ? s.place_whole : static_cast<std::size_t>(bytes));
   }
   if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(s);
 }
@@ -141,6 +148,12 @@ void wait_slot(Slot& s, std::uint32_t token) {
   rt.progress->hurry(true);
   while (pending()) futex_wait(s.state, kActive);
   rt.progress->hurry(false);
+}
+
+[[gnu::hot]] void begin_call() {
+  Runtime& rt = runtime();
+  if (!rt.progress->background()) rt.progress->poll();
+  reap();
 }
 
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {

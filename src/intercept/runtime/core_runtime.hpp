@@ -93,6 +93,9 @@ SiteCounters& own_counters(Call call);
 // Blocks until the transfer in `s` (still carrying `token`) is done, making progress
 // itself when no thread does.
 void wait_slot(Slot& s, std::uint32_t token);
+// Every intercepted call the core serves: a pass under policy caller, and finished
+// transfers reaped.
+void begin_call();
 // Completes the transfers an access to [lo, hi) conflicts with (see TransferTable).
 void settle(std::uintptr_t lo, std::uintptr_t hi, bool write);
 // A datatype's extents as footprint.hpp takes them (zero when MPI refuses the type: the

@@ -53,6 +53,12 @@ struct Slot {
   // to place_addr in the program's memory; a copy of outgoing data.
   BouncePool::Buffer recv_bounce, send_bounce;
   std::uintptr_t place_addr = 0;
+  // A receive whose datatype has holes: this many bytes from place_addr are placed (the
+  // landing area started as their copy), whatever the message's length; 0: the message's.
+  std::size_t place_whole = 0;
+  // The communicator's error handler ends the job (else a send's late error is reported,
+  // not fatal: deferral.hpp).
+  bool errors_fatal = true;
   bool movable = false;                         // its pages may be moved into place (placement.hpp)
   ReceiveCopy copy_why = ReceiveCopy::stopped;  // else why not (move_gate.hpp)
   MPI_Status status{};

@@ -444,6 +444,23 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
   c->expose();                 \
   BEFORE_FENCE(c, name)
 
+/* A *_REQ entry returns a request that holds the call's buffers beyond its return: the
+ * footprint is taken whether or not transfers are in flight, and recorded under the
+ * request after MPI's function returned (calls/program_requests.hpp). */
+#define BEFORE_FENCE_REQ(c, name) \
+  c->request_begin();             \
+  OVX_FOOTPRINT_##name(c)
+#define BEFORE_EXPOSE_REQ(c, name) \
+  c->expose();                     \
+  BEFORE_FENCE_REQ(c, name)
+#define AFTER_CORE(c, name) (void)0
+#define AFTER_STRAIGHT(c, name) (void)0
+#define AFTER_POLL(c, name) (void)0
+#define AFTER_FENCE(c, name) (void)0
+#define AFTER_EXPOSE(c, name) (void)0
+#define AFTER_FENCE_REQ(c, name) c->request_end(rc, (const MPI_Request*)request, 0)
+#define AFTER_EXPOSE_REQ(c, name) c->request_end(rc, (const MPI_Request*)request, 1)
+
 /* The function that serves the call when the shim decides it itself, by kind (NULL: the
  * core decides): only STRAIGHT entries may. */
 #define SERVES_CORE(name, params, args) ((int(*) params)NULL)
@@ -451,6 +468,8 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_FENCE(name, params, args) ((int(*) params)NULL)
 #define SERVES_EXPOSE(name, params, args) ((int(*) params)NULL)
 #define SERVES_POLL(name, params, args) ((int(*) params)NULL)
+#define SERVES_FENCE_REQ(name, params, args) ((int(*) params)NULL)
+#define SERVES_EXPOSE_REQ(name, params, args) ((int(*) params)NULL)
 
 #define X(kind, name, params, args)                                        \
   OVX_EXPORT int name params {                                             \
@@ -470,6 +489,9 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
       }                                                                    \
       NEXT(int(*) params, name);                                           \
       rc = next_##name args;                                               \
+      if (c != NULL) {                                                     \
+        AFTER_##kind(c, name);                                             \
+      }                                                                    \
     }                                                                      \
     t->in_mpi--;                                                           \
     return rc;                                                             \

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 8
+#define OVX_SHIM_ABI 9
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -97,6 +97,12 @@ struct ovx_core {
   /* MPI may now hold memory registered beyond a call (EXPOSE entries): received pages are
    * copied into place from now on, never moved (docs/overlap-run.md). */
   void (*expose)(void);
+  /* Around a FENCE_REQ or EXPOSE_REQ entry (mpi_functions.def): the fence's footprint is
+   * kept (request_begin, then the entry's OVX_FOOTPRINT_ even with no transfer in flight)
+   * and, when MPI returned a request, recorded as memory that request holds until it
+   * completes, or until it is freed when `persistent` (calls/program_requests.hpp). */
+  void (*request_begin)(void);
+  void (*request_end)(int rc, const MPI_Request* request, int persistent);
   /* Fences limited to what a call can observe (mpi_footprints.h): each completes the
    * calling thread's deferred transfers and the other threads' transfers that conflict
    * with the call's buffers, one per signature shape (footprint.hpp); `write` 0 when the

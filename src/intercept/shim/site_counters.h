@@ -17,7 +17,8 @@ extern "C" {
 
 /* The core's Call and Reason (call_sites.hpp) the shim needs; checked there. */
 enum { OVX_CALL_SEND = 0, OVX_CALL_RECV = 4 };
-enum { OVX_REASON_BELOW_THRESHOLD = 1, OVX_REASON_COUNT = 16 };
+/* Room for reasons to come: the core uses the first kReasonCount (call_sites.hpp). */
+enum { OVX_REASON_BELOW_THRESHOLD = 1, OVX_REASON_COUNT = 24 };
 
 struct ovx_site_counters {
   uint64_t calls, bytes, deferred, deferred_by_copy;
