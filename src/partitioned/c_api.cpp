@@ -11,6 +11,7 @@
 
 #include "overlap/overlap.h"
 #include "partitioned/partitioned_request.hpp"
+#include "progress/datatype_layout.hpp"
 #include "progress/engine_runtime.hpp"
 #include "progress/mpi_errors.hpp"
 
@@ -38,7 +39,8 @@ std::string peer_text(int peer) {
   return std::to_string(peer);
 }
 
-// The aggregation policy: MPI_Info key overlap_aggregation, else OVERLAP_PART_AGGREGATION.
+// The aggregation policy: MPI_Info key overlap_aggregation, else OVERLAP_PART_AGGREGATION;
+// "" when neither is set.
 std::string aggregation_text(MPI_Info info) {
   if (info != MPI_INFO_NULL) {
     int len = 0, found = 0;
@@ -52,7 +54,7 @@ std::string aggregation_text(MPI_Info info) {
     }
   }
   const char* env = std::getenv("OVERLAP_PART_AGGREGATION");
-  return env != nullptr && *env != '\0' ? env : "none";
+  return env != nullptr && *env != '\0' ? env : "";
 }
 
 // Checks every argument of MPI_Psend_init/MPI_Precv_init; "" or why it is refused.
@@ -68,9 +70,6 @@ std::string check_args(const void* buf, int partitions, MPI_Count count, MPI_Dat
   if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(type, &lb, &extent) != MPI_SUCCESS)
     return "datatype is not a valid MPI datatype";
-  if (size > 0 && extent != size)
-    return "datatype is not contiguous (size " + std::to_string(size) + " bytes, true extent " +
-           std::to_string(extent) + "); liboverlap's partitioned layer moves contiguous data only";
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter != 0) return "intercommunicators are not supported";
@@ -99,10 +98,23 @@ std::string check_args(const void* buf, int partitions, MPI_Count count, MPI_Dat
     return "count=" + std::to_string(count) + " overflows";
   if (bytes > 0 && buf == nullptr) return "buf is NULL but partitions hold data";
   std::string error;
-  a.aggregation = partitioned::parse_aggregation(aggregation_text(info), error);
+  const std::string aggregation = aggregation_text(info);
+  a.aggregation_default = aggregation.empty();
+  a.aggregation =
+      partitioned::parse_aggregation(a.aggregation_default ? "none" : aggregation, error);
   if (!error.empty()) return error;
   a.side = side;
   a.buf = const_cast<std::byte*>(static_cast<const std::byte*>(buf) + lb);
+  // Any other layout goes through MPI's packing into a staging area of the request's
+  // (partitioned_request.hpp), so both sides of a pair agree whatever each one's type.
+  if (bytes > 0 && !progress::bytes_in_memory_order(type)) {
+    MPI_Aint type_lb = 0;
+    PMPI_Type_get_extent(type, &type_lb, &a.extent);
+    a.user_buf = const_cast<void*>(buf);
+    a.count = count;
+    a.buf = nullptr;
+    if (PMPI_Type_dup(type, &a.packed_type) != MPI_SUCCESS) return "datatype cannot be duplicated";
+  }
   a.partitions = static_cast<std::uint32_t>(partitions);
   a.partition_bytes = bytes;
   a.peer = peer;
@@ -125,7 +137,10 @@ int init(const char* fn, Side side, const void* buf, int partitions, MPI_Count c
       !why.empty())
     return fail(fn, comm, ErrorKind::argument, why);
   const progress::EngineUse use = progress::acquire_engine(std::nullopt);
-  if (use.engine == nullptr) return fail(fn, comm, ErrorKind::state, use.error);
+  if (use.engine == nullptr) {
+    if (a.packed_type != MPI_DATATYPE_NULL) PMPI_Type_free(&a.packed_type);
+    return fail(fn, comm, ErrorKind::state, use.error);
+  }
   std::string error;
   auto impl = PartitionedRequest::create(a, *use.engine, error);
   if (!impl) {

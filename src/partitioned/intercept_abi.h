@@ -17,6 +17,14 @@ extern "C" {
  * MPI_COMM_NULL). Returns the code. Call with MPI initialised, never from a callback. */
 int ovx_private_partitioned_error(const char* fn, MPI_Comm comm, const char* why);
 
+/* Whether the layer takes a partitioned request with this tag on this communicator: 0 where
+ * it would refuse what MPI allows (an intercommunicator, a tag in the upper part of the tag
+ * space it uses for its own messages). Both sides of a pair see the same tag and
+ * communicator, so both decide alike and a pair is never split between the layer and
+ * MPI's own partitioned communication; their datatypes may differ freely (the layer packs
+ * what is not contiguous). */
+int ovx_private_partitioned_routable(int tag, MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

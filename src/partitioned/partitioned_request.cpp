@@ -40,14 +40,75 @@ PartitionedRequest::PartitionedRequest(const RequestArgs& args, progress::Progre
 
 PartitionedRequest::~PartitionedRequest() {
   if (owned_channel_) channel_pool().release(*owned_channel_);
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (args_.packed_type != MPI_DATATYPE_NULL && finalized == 0) PMPI_Type_free(&args_.packed_type);
+}
+
+int PartitionedRequest::pack_partition(std::uint32_t p) {
+  std::unique_lock lock(post_mutex(), std::defer_lock);
+  if (!thread_multiple()) lock.lock();
+  const auto* from = static_cast<const std::byte*>(args_.user_buf) +
+                     static_cast<MPI_Aint>(p) * args_.count * args_.extent;
+  auto* to = staging_.get() + p * args_.partition_bytes;
+#if MPI_VERSION >= 4
+  MPI_Count position = 0;
+  return PMPI_Pack_c(from, args_.count, args_.packed_type, to,
+                     static_cast<MPI_Count>(args_.partition_bytes), &position, args_.comm);
+#else
+  int position = 0;
+  return PMPI_Pack(from, static_cast<int>(args_.count), args_.packed_type, to,
+                   static_cast<int>(args_.partition_bytes), &position, args_.comm);
+#endif
+}
+
+void PartitionedRequest::bytes_arrived(std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t rp = args_.partition_bytes;
+  if (!packed() || rp == 0 || lo >= hi) return;
+  for (std::uint64_t q = lo / rp; q < args_.partitions && q * rp < hi; ++q) {
+    const std::uint64_t overlap = std::min(hi, (q + 1) * rp) - std::max(lo, q * rp);
+    if (unpacked_left_[q].fetch_sub(overlap, std::memory_order_acq_rel) != overlap) continue;
+    // This arrival completed partition q: into the program's buffer. Only this thread
+    // unpacks q, and the program reads it only once the arrival is published.
+    std::unique_lock lock(post_mutex(), std::defer_lock);
+    if (!thread_multiple()) lock.lock();
+    auto* to = static_cast<std::byte*>(args_.user_buf) +
+               static_cast<MPI_Aint>(q) * args_.count * args_.extent;
+#if MPI_VERSION >= 4
+    MPI_Count position = 0;
+    PMPI_Unpack_c(staging_.get() + q * rp, static_cast<MPI_Count>(rp), &position, to, args_.count,
+                  args_.packed_type, args_.comm);
+#else
+    int position = 0;
+    PMPI_Unpack(staging_.get() + q * rp, static_cast<int>(rp), &position, to,
+                static_cast<int>(args_.count), args_.packed_type, args_.comm);
+#endif
+  }
 }
 
 std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs& args,
                                                                progress::ProgressEngine& engine,
                                                                std::string& error) {
   auto r = std::make_shared<PartitionedRequest>(args, engine);
+  if (r->packed()) {
+    const std::uint64_t total = std::uint64_t{args.partitions} * args.partition_bytes;
+    r->staging_ = std::make_unique_for_overwrite<std::byte[]>(total);
+    r->args_.buf = r->staging_.get();
+    if (args.side == Side::recv)
+      r->unpacked_left_ = std::make_unique<std::atomic<std::uint64_t>[]>(args.partitions);
+  }
   if (args.side == Side::send) {
     r->layout_ = make_layout(args.partitions, args.partition_bytes, args.aggregation);
+    if (args.aggregation_default && !r->layout_.adaptive &&
+        r->layout_.chunks() > args.tags.max_chunks) {
+      // More partitions than data tags: as few partitions per message as fit (the receiver
+      // learns the layout from the handshake).
+      const AggregationPolicy grouped{
+          Aggregation::by_count,
+          (args.partitions + args.tags.max_chunks - 1) / args.tags.max_chunks};
+      r->args_.aggregation = grouped;
+      r->layout_ = make_layout(args.partitions, args.partition_bytes, grouped);
+    }
     // Adaptive uses two tags whatever the partition count; fixed chunks one tag each.
     if (!r->layout_.adaptive && r->layout_.chunks() > args.tags.max_chunks) {
       error = "partitions=" + std::to_string(args.partitions) + " with aggregation " +
@@ -57,12 +118,14 @@ std::shared_ptr<PartitionedRequest> PartitionedRequest::create(const RequestArgs
               "e.g. count:K, or adaptive)";
       return nullptr;
     }
+#if MPI_VERSION < 4  // with MPI 4 the large-count calls post any size
     if (r->layout_.bytes(0) > static_cast<std::uint64_t>(INT_MAX)) {
       error = "a message of " + std::to_string(r->layout_.bytes(0)) +
               " bytes (partition bytes x partitions per message) exceeds " +
               std::to_string(INT_MAX) + " bytes";
       return nullptr;
     }
+#endif
     r->ready_ = std::make_unique<std::atomic<std::uint8_t>[]>(args.partitions);
     if (r->layout_.adaptive)
       r->batcher_ = std::make_unique<AdaptiveBatcher>(args.partitions, args.partition_bytes,
@@ -193,6 +256,13 @@ std::string PartitionedRequest::mark_ready(int partition) {
            std::to_string(args_.partitions - 1) + ")";
   if (ready_[partition].exchange(1, std::memory_order_acq_rel) != 0)
     return "partition=" + std::to_string(partition) + " was already marked ready in this epoch";
+  if (packed()) {
+    if (const int rc = pack_partition(static_cast<std::uint32_t>(partition)); rc != MPI_SUCCESS) {
+      ready_[partition].store(0, std::memory_order_release);
+      return "partition=" + std::to_string(partition) + " could not be packed (MPI error " +
+             std::to_string(rc) + ")";
+    }
+  }
   if (layout_.adaptive) {
     batcher_->push(static_cast<std::uint32_t>(partition));
     return "";
@@ -208,9 +278,16 @@ int PartitionedRequest::post(Side side, const void* buf, std::uint64_t bytes, in
                              MPI_Request* req) {
   std::unique_lock lock(post_mutex(), std::defer_lock);
   if (!thread_multiple()) lock.lock();
+#if MPI_VERSION >= 4
+  const auto count = static_cast<MPI_Count>(bytes);
+  if (side == Side::send)
+    return PMPI_Isend_c(buf, count, MPI_BYTE, args_.peer, tag, args_.comm, req);
+  return PMPI_Irecv_c(const_cast<void*>(buf), count, MPI_BYTE, args_.peer, tag, args_.comm, req);
+#else
   const int count = static_cast<int>(bytes);  // <= INT_MAX: checked at creation
   if (side == Side::send) return PMPI_Isend(buf, count, MPI_BYTE, args_.peer, tag, args_.comm, req);
   return PMPI_Irecv(const_cast<void*>(buf), count, MPI_BYTE, args_.peer, tag, args_.comm, req);
+#endif
 }
 
 void PartitionedRequest::watch(MPI_Request req, std::function<void(const MPI_Status&)> done) {
@@ -292,6 +369,10 @@ void PartitionedRequest::prepare_receives_locked() {
   }
   for (std::uint32_t c = 0; c < layout_.chunks(); ++c)
     arrived_[c].store(0, std::memory_order_relaxed);
+  if (packed()) {
+    for (std::uint32_t q = 0; q < args_.partitions; ++q)
+      unpacked_left_[q].store(args_.partition_bytes, std::memory_order_relaxed);
+  }
   epoch_error_.store(MPI_SUCCESS, std::memory_order_relaxed);
   chunks_left_.store(layout_.chunks(), std::memory_order_release);
 }
@@ -310,7 +391,11 @@ void PartitionedRequest::post_receives() {
       continue;
     }
     watch(req, [self = shared_from_this(), c](const MPI_Status& st) {
-      if (st.MPI_ERROR == MPI_SUCCESS) self->arrived_[c].store(1, std::memory_order_release);
+      if (st.MPI_ERROR == MPI_SUCCESS) {
+        self->bytes_arrived(self->layout_.offset(c),
+                            self->layout_.offset(c) + self->layout_.bytes(c));
+        self->arrived_[c].store(1, std::memory_order_release);
+      }
       self->units_finished(1, st.MPI_ERROR);
     });
   }
@@ -389,6 +474,8 @@ void PartitionedRequest::post_run_receive(Run r) {
   }
   watch(req, [self = shared_from_this(), r](const MPI_Status& st) {
     if (st.MPI_ERROR == MPI_SUCCESS) {
+      const std::uint64_t pb = self->layout_.partition_bytes;
+      self->bytes_arrived(r.first * pb, (std::uint64_t{r.first} + r.count) * pb);
       for (std::uint32_t p = r.first; p < r.first + r.count; ++p)
         self->arrived_[p].store(1, std::memory_order_release);
     }

@@ -39,13 +39,27 @@ enum class Side : std::uint8_t { send, recv };
 
 struct RequestArgs {
   Side side = Side::send;
+  // Where the partitions' bytes lie, partition p at p * partition_bytes: the program's
+  // buffer (from the type's true lower bound) when the type's bytes run in memory order,
+  // else a staging area of the request's own, packed from (sender, at Pready) and unpacked
+  // into (receiver, as each partition completes) the program's buffer.
   void* buf = nullptr;
+  // A type that is not bytes in memory order (holes, a resized extent, a typemap out of
+  // order: progress/datatype_layout.hpp): the program's buffer, the request's duplicate
+  // of the type, elements per partition and the type's extent. Null otherwise.
+  void* user_buf = nullptr;
+  MPI_Datatype packed_type = MPI_DATATYPE_NULL;
+  MPI_Count count = 0;
+  MPI_Aint extent = 0;
   std::uint32_t partitions = 1;
   std::uint64_t partition_bytes = 0;
   int peer = MPI_PROC_NULL;
   int tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   AggregationPolicy aggregation;  // sender only
+  // Nobody chose the aggregation (neither MPI_Info nor the environment): where one message
+  // per partition would need more tags than the layer has, partitions are grouped.
+  bool aggregation_default = false;
   WireTags tags;
 };
 
@@ -97,6 +111,13 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   bool on_descriptor(const MPI_Status& status);
   void post_run_receive(Run run);
   void abandon_unclaimed(int error);  // adaptive receiver: no more descriptors will come
+  bool packed() const { return args_.packed_type != MPI_DATATYPE_NULL; }
+  // Sender with a packed type: partition p of the program's buffer into the staging area.
+  int pack_partition(std::uint32_t p);
+  // Receiver with a packed type: packed bytes [lo, hi) arrived; each receiver partition
+  // whose last bytes these were is unpacked into the program's buffer (before the
+  // arrival is published: Parrived and the epoch's completion then see unpacked data).
+  void bytes_arrived(std::uint64_t lo, std::uint64_t hi);
   void complete_epoch(int error);
 
   RequestArgs args_;
@@ -107,10 +128,12 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   // Sender: its own layout, known at init. Receiver: the sender's, from the handshake.
   ChunkLayout layout_;
   std::atomic<bool> layout_known_{false};
-  std::unique_ptr<std::atomic<std::uint8_t>[]> ready_;     // sender, per partition
-  std::unique_ptr<std::atomic<std::uint32_t>[]> pending_;  // sender, per chunk
-  std::unique_ptr<std::atomic<std::uint8_t>[]> arrived_;   // receiver, per chunk
-  std::unique_ptr<AdaptiveBatcher> batcher_;               // adaptive sender
+  std::unique_ptr<std::atomic<std::uint8_t>[]> ready_;           // sender, per partition
+  std::unique_ptr<std::atomic<std::uint32_t>[]> pending_;        // sender, per chunk
+  std::unique_ptr<std::atomic<std::uint8_t>[]> arrived_;         // receiver, per chunk
+  std::unique_ptr<std::byte[]> staging_;                         // packed types: the bytes moved
+  std::unique_ptr<std::atomic<std::uint64_t>[]> unpacked_left_;  // packed receiver, per partition
+  std::unique_ptr<AdaptiveBatcher> batcher_;                     // adaptive sender
   // Adaptive receiver, used by one descriptor's completion at a time: the sender
   // partitions named by the epoch's descriptors so far, and the descriptor's buffer.
   std::vector<std::uint8_t> claimed_;

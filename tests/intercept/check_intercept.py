@@ -12,6 +12,8 @@ must show transfers really deferred, so a layer that silently intercepts nothing
     check_intercept.py cluster --cluster SCRIPT   both launch forms on the emulated cluster
     check_intercept.py jacobi --np N --program JACOBI [--progress P]
                                              examples/jacobi: same iterations, same residual bits
+    check_intercept.py soak --np N --conformance-program C --seconds S [--progress P]
+                                             the randomised cases round after round for S s
 """
 import argparse
 import json
@@ -19,10 +21,12 @@ import os
 import random
 import re
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mpi"))
-from mpitest import fail, main_frame, mpi_env, run  # noqa: E402
+from mpitest import Failure, fail, main_frame, mpi_env, run  # noqa: E402
 from mpitest import launcher as mpi_launcher  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -357,6 +361,31 @@ def do_jacobi(args, tmp):
              f"({doc['metadata'].get('progress_note', '')})")
 
 
+def do_soak(args, tmp):
+    """The randomised equality cases at larger counts, round after round with fresh seeds,
+    for --seconds: random (intercept_cases.c), derived and owned (intercept_conformance.c).
+    Every failing round is listed with its case and seed; any fails the soak."""
+    cases = [(args.program, "random", 80), (args.conformance_program, "derived", 400),
+             (args.conformance_program, "owned", 80)]
+    deadline = time.monotonic() + args.seconds
+    rounds, failures = 0, []
+    while time.monotonic() < deadline:
+        program, case, iterations = cases[rounds % len(cases)]
+        a = argparse.Namespace(**vars(args))
+        a.program, a.case, a.iterations = program, case, iterations
+        a.seed = random.randrange(1, 1 << 30)
+        try:
+            do_equality(a, tempfile.mkdtemp(dir=tmp))
+        except Failure as e:
+            failures.append(f"{case} --seed {a.seed}: {e}")
+            print(f"SOAK FAILURE: {failures[-1]}")
+        rounds += 1
+    print(f"soak: {rounds} rounds ({args.np} ranks, progress {args.progress}), "
+          f"{len(failures)} failed")
+    if failures or rounds == 0:
+        fail("; ".join(failures) or "no round ran")
+
+
 def cluster_run(cmd, env, np_):
     """One run on the emulated cluster. MPICH 4.0.2 over UCX/TCP there sometimes hangs in
     MPI_Finalize after the program's work is done (rank 0 in UCX progress, rank 1 in the
@@ -415,7 +444,8 @@ def main():
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("mode",
-                    choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi"])
+                    choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi",
+                             "soak"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -428,9 +458,12 @@ def main():
     ap.add_argument("--needs-memory-gib", type=float, default=0,
                     help="skip (exit 77) where less memory is available")
     ap.add_argument("--cluster")
+    ap.add_argument("--conformance-program", help="intercept-conformance (soak)")
+    ap.add_argument("--seconds", type=float, default=120, help="soak: how long")
     args = ap.parse_args()
     body = {"equality": do_equality, "touchline": do_touchline, "counts": do_counts,
-            "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi}[args.mode]
+            "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi,
+            "soak": do_soak}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 

@@ -10,6 +10,8 @@ overlap-run, whose MPI_Psend_init family goes to liboverlap's partitioned layer 
     check_partitioned.py errors --program P --run R     misuse: MPI errors naming the value
     check_partitioned.py filled --program P --run R     partitions filled by deferred
                                                         MPI_Recv, then MPI_Pready at once
+    check_partitioned.py types --types-program T ...    derived datatypes on each side, error
+                                                        handlers, tags the layer does not take
 """
 import argparse
 import json
@@ -106,20 +108,49 @@ def do_filled(args, tmp):
         fail(f"report: {served!r}, routed {counts}; expected overlap, [1, 1]")
 
 
+def do_types(args, tmp):
+    """Derived datatypes on each side (intercept_partitioned_types.c), drawn independently,
+    on communicators whose error handler aborts or returns: plain and under overlap-run the
+    same bytes, elements and holes as MPI alone leaves them, and every pair served by one
+    implementation on both sides (routed where the tag is the layer's, else MPI's own)."""
+    seed = args.seed if args.seed is not None else random.randrange(1, 1 << 30)
+    print(f"seed {seed} (rerun with --seed {seed})")
+    prog = [args.types_program, str(seed), str(args.cases)]
+    env = mpi_env()
+    plain = run([*launcher(args, 2), *prog], env, timeout=600)
+    if plain.returncode != 0:
+        fail(f"plain run: exit {plain.returncode}")
+    want = digests(plain.stdout)
+    report = os.path.join(tmp, "report.json")
+    p = run([*launcher(args, 2), args.run, "--report", report, "--", *prog], env, timeout=600)
+    if p.returncode != 0:
+        fail(f"under overlap-run: exit {p.returncode}")
+    got = digests(p.stdout)
+    if len(want) != 2 or got != want:
+        fail(f"digests under overlap-run {got}, plain {want}")
+    routable = [int(v) for v in re.findall(r"^rank \d+ routable (\d+)$", p.stdout, re.M)]
+    served, counts = routed_counts(report)
+    print(f"routed per rank {counts}, routable cases {routable}")
+    if served != "overlap" or counts != routable or not routable or routable[0] == 0:
+        fail(f"report: {served!r}, routed {counts}; expected {routable} (the cases whose tag "
+             "the layer takes)")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["equality", "early", "errors", "filled"])
+    ap.add_argument("mode", choices=["equality", "early", "errors", "filled", "types"])
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--program", required=True, help="intercept-partitioned")
+    ap.add_argument("--types-program", help="intercept-partitioned-types")
     ap.add_argument("--cases", type=int, default=16)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--seconds", type=float, default=120.0,
                     help="early: how long the sender waits for partition 0 to arrive")
     args = ap.parse_args()
     body = {"equality": do_equality, "early": do_early, "errors": do_errors,
-            "filled": do_filled}[args.mode]
+            "filled": do_filled, "types": do_types}[args.mode]
     main_frame(f"check_partitioned.{args.mode}.", lambda tmp: body(args, tmp))
 
 

@@ -16,13 +16,13 @@
 #include "intercept/calls/fence_calls.hpp"
 #include "intercept/calls/named_type_sizes.hpp"
 #include "intercept/calls/partitioned_routes.hpp"
-#include "intercept/calls/program_requests.hpp"
 #include "intercept/calls/request_calls.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/placement/ucx_events.hpp"
 #include "intercept/report/run_report.hpp"
 #include "intercept/runtime/core_runtime.hpp"
 #include "intercept/runtime/fault_handler.hpp"
+#include "intercept/runtime/program_requests.hpp"
 #include "intercept/runtime/status_codec.hpp"
 
 namespace overlap::intercept {

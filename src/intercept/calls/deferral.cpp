@@ -5,10 +5,11 @@
 
 #include <cstring>
 
-#include "intercept/calls/program_requests.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/runtime/buffer_memory.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "intercept/runtime/program_requests.hpp"
+#include "progress/datatype_layout.hpp"
 
 namespace overlap::intercept {
 
@@ -106,30 +107,6 @@ Edges edges_of(const Extent& e) {
   return classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word, anonymous_mapping);
 }
 
-// Whether the type's typemap runs in memory order: a named type, or duplicates and
-// contiguous runs of one. A type without holes can still list its bytes out of order
-// ({int at 4, int at 0}); a message that ends inside an element then fills a different
-// prefix of the buffer than bytes [0, n), which is what placement copies.
-bool in_memory_order(MPI_Datatype type, int depth = 0) {
-  int integers = 0, addresses = 0, types = 0, combiner = 0;
-  if (depth > 16 ||
-      PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS)
-    return false;
-  if (combiner == MPI_COMBINER_NAMED) return true;
-  if ((combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS) || types != 1 ||
-      integers > 1 || addresses != 0)
-    return false;
-  int count = 0;
-  MPI_Datatype inner = MPI_DATATYPE_NULL;
-  if (PMPI_Type_get_contents(type, integers, 0, 1, &count, nullptr, &inner) != MPI_SUCCESS)
-    return false;
-  const bool ordered = in_memory_order(inner, depth + 1);
-  int inner_integers = 0, inner_addresses = 0, inner_types = 0, inner_combiner = 0;
-  PMPI_Type_get_envelope(inner, &inner_integers, &inner_addresses, &inner_types, &inner_combiner);
-  if (inner_combiner != MPI_COMBINER_NAMED) PMPI_Type_free(&inner);
-  return ordered;
-}
-
 // Why a receive's pages cannot be protected, else nullopt and the glibc block it is in.
 // A page a pending request of the program's holds is never protected: MPI (or the peer,
 // through shared memory) may read or write it at any time (program_requests.hpp).
@@ -161,12 +138,10 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   if (e.bytes == 0 || e.bytes < static_cast<std::uint64_t>(rt.settings.min_bytes)) {
     return Reason::below_threshold;
   }
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  PMPI_Type_get_extent(type, &lb, &extent);
-  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-  const auto size = static_cast<MPI_Aint>(e.bytes / static_cast<std::uint64_t>(count));
   const auto at = reinterpret_cast<std::uintptr_t>(buf);
-  if (true_extent == size && extent == size && in_memory_order(type)) {
+  if (progress::bytes_in_memory_order(type)) {
+    MPI_Aint true_lb = 0, true_extent = 0;
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
     e.lo = at + static_cast<std::uintptr_t>(true_lb);
     e.hi = e.lo + e.bytes;
     e.offset = true_lb;

@@ -4,7 +4,7 @@
 // the types and the communicator. docs/overlap-run.md ("Fences") has why.
 #include "intercept/calls/fence_calls.hpp"
 
-#include "intercept/calls/program_requests.hpp"
+#include "intercept/runtime/program_requests.hpp"
 
 #include "intercept/runtime/core_runtime.hpp"
 #include "intercept/runtime/footprint.hpp"

@@ -44,9 +44,9 @@ void add_partitioned_routes(ovx_core&) {}
 #include <utility>
 #include <vector>
 
-#include "intercept/calls/program_requests.hpp"
 #include "intercept/placement/placement.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "intercept/runtime/program_requests.hpp"
 #include "partitioned/intercept_abi.h"
 
 namespace overlap::intercept {
@@ -121,9 +121,12 @@ void progress_pass() {
   if (table_poll != nullptr) table_poll();
 }
 
-bool routing_on() {
+// Whether this request goes to the layer: decided from what both sides of the pair know
+// alike (the tag and the communicator), never from a side's own datatype or buffer.
+bool routing_on(int tag, MPI_Comm comm) {
   const Runtime& rt = runtime();
-  return rt.active && rt.settings.partitioned_overlap;
+  return rt.active && rt.settings.partitioned_overlap &&
+         ovx_private_partitioned_routable(tag, comm) != 0;
 }
 
 int refuse(const char* fn, MPI_Comm comm, const std::string& why) {
@@ -150,32 +153,40 @@ int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* r
   return MPI_SUCCESS;
 }
 
-// A partitioned request holds its buffer until it is freed (program_requests.hpp).
+// A partitioned receive holds its buffer while active, a send the partitions readied so
+// far (program_requests.hpp).
 int held(int rc, const MPI_Request* request, const Span& data) {
   if (rc == MPI_SUCCESS) program_requests().add(*request, {data}, false, true);
+  return rc;
+}
+int held_send(int rc, const MPI_Request* request, const void* buf, MPI_Count count,
+              MPI_Datatype type) {
+  if (rc == MPI_SUCCESS)
+    program_requests().add_partitioned_send(
+        *request, {reinterpret_cast<std::uintptr_t>(buf), count, type_extent(type)});
   return rc;
 }
 
 int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   stop_moving_pages();  // the buffer is MPI's (or liboverlap's) until the request is freed
-  if (!routing_on()) {
+  if (!routing_on(tag, comm)) {
     fence_deferred();
     const int rc = PMPI_Psend_init(buf, partitions, count, type, dest, tag, comm, info, request);
-    return held(rc, request, typed_bytes(buf, std::int64_t{partitions} * count, type, false));
+    return held_send(rc, request, buf, count, type);
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Psend_init(buf, partitions, count, type, dest, tag, comm, info, &r);
   if (rc != MPI_SUCCESS) return rc;
   const Span data = typed_bytes(buf, static_cast<std::int64_t>(partitions) * count, type, false);
-  return held(publish(r, comm, data, request), request, data);
+  return held_send(publish(r, comm, data, request), request, buf, count, type);
 }
 
 int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   stop_moving_pages();
   const Span data = typed_bytes(buf, std::int64_t{partitions} * count, type, true);
-  if (!routing_on()) {
+  if (!routing_on(tag, comm)) {
     fence_deferred();
     return held(PMPI_Precv_init(buf, partitions, count, type, source, tag, comm, info, request),
                 request, data);

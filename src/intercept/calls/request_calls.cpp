@@ -6,10 +6,12 @@
 // requests first (partitioned_routes.cpp); these entries wrap whatever the table holds.
 #include "intercept/calls/request_calls.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
-#include "intercept/calls/program_requests.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "intercept/runtime/program_requests.hpp"
 
 namespace overlap::intercept {
 
@@ -58,6 +60,13 @@ struct Next {
   int (*waitsome)(int, MPI_Request[], int*, int[], MPI_Status[]) = nullptr;
   int (*testsome)(int, MPI_Request[], int*, int[], MPI_Status[]) = nullptr;
   int (*request_free)(MPI_Request*) = nullptr;
+  int (*start)(MPI_Request*) = nullptr;
+  int (*startall)(int, MPI_Request[]) = nullptr;
+#if MPI_VERSION >= 4
+  int (*pready)(int, MPI_Request) = nullptr;
+  int (*pready_range)(int, int, MPI_Request) = nullptr;
+  int (*pready_list)(int, int[], MPI_Request) = nullptr;
+#endif
   void (*poll)() = nullptr;
 };
 Next next;
@@ -67,57 +76,125 @@ void pass() {
 }
 
 // Runs `call` (which may complete requests[0, n)), then ends the hold of every request it
-// completed. Nothing to look up while the program holds no memory through requests.
-template <class Call>
-int completing(int n, MPI_Request* requests, Call call) {
+// completed: `done(i)` says whether requests[i] was (a persistent request's handle stays).
+// Nothing to look up while the program holds no memory through requests.
+template <class Call, class Done>
+int completing(int n, MPI_Request* requests, Call call, Done done) {
   ProgramRequests& reg = program_requests();
-  thread_local std::vector<ProgramRequests::Held> held;
-  reg.held(n, requests, held);
+  thread_local std::vector<ProgramRequests::Seen> seen;
+  reg.seen(n, requests, seen);
   const int rc = call();
-  if (!held.empty()) reg.release_completed(held, requests);
+  if (!seen.empty()) reg.after_completion(seen, requests, done);
   return rc;
+}
+// Waitsome/Testsome: the indices MPI reported.
+auto among(const int* outcount, const int* indices) {
+  return [outcount, indices](int i) {
+    if (*outcount == MPI_UNDEFINED) return false;
+    return std::find(indices, indices + *outcount, i) != indices + *outcount;
+  };
 }
 
 int core_wait(MPI_Request* r, MPI_Status* st) {
-  return completing(1, r, [&] { return next.wait ? next.wait(r, st) : (pass(), PMPI_Wait(r, st)); });
+  return completing(
+      1, r, [&] { return next.wait ? next.wait(r, st) : (pass(), PMPI_Wait(r, st)); },
+      [](int) { return true; });
 }
 int core_test(MPI_Request* r, int* flag, MPI_Status* st) {
   return completing(
-      1, r, [&] { return next.test ? next.test(r, flag, st) : (pass(), PMPI_Test(r, flag, st)); });
+      1, r, [&] { return next.test ? next.test(r, flag, st) : (pass(), PMPI_Test(r, flag, st)); },
+      [&](int) { return *flag != 0; });
 }
 int core_waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
-  return completing(n, rs, [&] {
-    return next.waitall ? next.waitall(n, rs, sts) : (pass(), PMPI_Waitall(n, rs, sts));
-  });
+  return completing(
+      n, rs,
+      [&] { return next.waitall ? next.waitall(n, rs, sts) : (pass(), PMPI_Waitall(n, rs, sts)); },
+      [](int) { return true; });
 }
 int core_testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
-  return completing(n, rs, [&] {
-    return next.testall ? next.testall(n, rs, flag, sts) : (pass(), PMPI_Testall(n, rs, flag, sts));
-  });
+  return completing(
+      n, rs,
+      [&] {
+        return next.testall ? next.testall(n, rs, flag, sts)
+                            : (pass(), PMPI_Testall(n, rs, flag, sts));
+      },
+      [&](int) { return *flag != 0; });
 }
 int core_waitany(int n, MPI_Request rs[], int* index, MPI_Status* st) {
-  return completing(n, rs, [&] {
-    return next.waitany ? next.waitany(n, rs, index, st) : (pass(), PMPI_Waitany(n, rs, index, st));
-  });
+  return completing(
+      n, rs,
+      [&] {
+        return next.waitany ? next.waitany(n, rs, index, st)
+                            : (pass(), PMPI_Waitany(n, rs, index, st));
+      },
+      [&](int i) { return i == *index; });
 }
 int core_testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* st) {
-  return completing(n, rs, [&] {
-    return next.testany ? next.testany(n, rs, index, flag, st)
-                        : (pass(), PMPI_Testany(n, rs, index, flag, st));
-  });
+  return completing(
+      n, rs,
+      [&] {
+        return next.testany ? next.testany(n, rs, index, flag, st)
+                            : (pass(), PMPI_Testany(n, rs, index, flag, st));
+      },
+      [&](int i) { return *flag != 0 && i == *index; });
 }
 int core_waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status sts[]) {
-  return completing(n, rs, [&] {
-    return next.waitsome ? next.waitsome(n, rs, outcount, indices, sts)
-                         : (pass(), PMPI_Waitsome(n, rs, outcount, indices, sts));
-  });
+  return completing(
+      n, rs,
+      [&] {
+        return next.waitsome ? next.waitsome(n, rs, outcount, indices, sts)
+                             : (pass(), PMPI_Waitsome(n, rs, outcount, indices, sts));
+      },
+      among(outcount, indices));
 }
 int core_testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status sts[]) {
-  return completing(n, rs, [&] {
-    return next.testsome ? next.testsome(n, rs, outcount, indices, sts)
-                         : (pass(), PMPI_Testsome(n, rs, outcount, indices, sts));
-  });
+  return completing(
+      n, rs,
+      [&] {
+        return next.testsome ? next.testsome(n, rs, outcount, indices, sts)
+                             : (pass(), PMPI_Testsome(n, rs, outcount, indices, sts));
+      },
+      among(outcount, indices));
 }
+
+// MPI_Start(all) hands a persistent request's buffer to MPI: every deferred transfer
+// completes first (the FENCE kind's process-wide fence: the partitioned layer posts an
+// epoch's receives into the buffer), and from here on the request holds its memory.
+void fence_all() {
+  Runtime& rt = runtime();
+  if (rt.active && __atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) > 0) settle_all();
+}
+int core_start(MPI_Request* r) {
+  if (next.start == nullptr) fence_all();  // the routes fence themselves
+  const int rc = next.start ? next.start(r) : PMPI_Start(r);
+  if (rc == MPI_SUCCESS && r != nullptr) program_requests().started(*r);
+  return rc;
+}
+int core_startall(int n, MPI_Request rs[]) {
+  if (next.startall == nullptr) fence_all();
+  const int rc = next.startall ? next.startall(n, rs) : PMPI_Startall(n, rs);
+  if (rc == MPI_SUCCESS && rs != nullptr) {
+    for (int i = 0; i < n; ++i) program_requests().started(rs[i]);
+  }
+  return rc;
+}
+
+#if MPI_VERSION >= 4
+// A partitioned send's partition is MPI's (or the layer's) from MPI_Pready on.
+int core_pready(int partition, MPI_Request r) {
+  program_requests().readied(r, partition, partition);
+  return next.pready(partition, r);
+}
+int core_pready_range(int low, int high, MPI_Request r) {
+  program_requests().readied(r, low, high);
+  return next.pready_range(low, high, r);
+}
+int core_pready_list(int length, int partitions[], MPI_Request r) {
+  for (int i = 0; i < length && partitions != nullptr; ++i)
+    program_requests().readied(r, partitions[i], partitions[i]);
+  return next.pready_list(length, partitions, r);
+}
+#endif
 
 // The engine completes a request the program freed while it was active; its hold ends then.
 struct Freed {
@@ -139,9 +216,9 @@ void on_freed_done(void* arg, const MPI_Status*) {
 int core_request_free(MPI_Request* request) {
   ProgramRequests& reg = program_requests();
   std::uint64_t serial = 0;
-  const bool held = request != nullptr && reg.any() && *request != MPI_REQUEST_NULL;
-  const bool persistent = held && reg.persistent(*request, serial);
-  if (held && !persistent && serial != 0 && runtime().active) {
+  const std::optional<bool> persistent =
+      request != nullptr && reg.any() ? reg.persistent(*request, serial) : std::nullopt;
+  if (persistent == false && runtime().active) {
     pass();
     if (runtime().progress->watch(*request, on_freed_done, new Freed{*request, serial})) {
       *request = MPI_REQUEST_NULL;
@@ -149,7 +226,8 @@ int core_request_free(MPI_Request* request) {
     }
   }
   const MPI_Request handle = request != nullptr ? *request : MPI_REQUEST_NULL;
-  const int rc = next.request_free ? next.request_free(request) : (pass(), PMPI_Request_free(request));
+  const int rc =
+      next.request_free ? next.request_free(request) : (pass(), PMPI_Request_free(request));
   if (persistent && rc == MPI_SUCCESS) reg.forget(handle, serial);
   return rc;
 }
@@ -165,9 +243,18 @@ void request_end(int rc, const MPI_Request* request, int persistent) {
 }  // namespace
 
 void add_request_calls(ovx_core& t) {
-  next = Next{t.MPI_Wait,    t.MPI_Test,     t.MPI_Waitall,  t.MPI_Testall,
-              t.MPI_Waitany, t.MPI_Testany,  t.MPI_Waitsome, t.MPI_Testsome,
-              t.MPI_Request_free, t.poll};
+  next.wait = t.MPI_Wait;
+  next.test = t.MPI_Test;
+  next.waitall = t.MPI_Waitall;
+  next.testall = t.MPI_Testall;
+  next.waitany = t.MPI_Waitany;
+  next.testany = t.MPI_Testany;
+  next.waitsome = t.MPI_Waitsome;
+  next.testsome = t.MPI_Testsome;
+  next.request_free = t.MPI_Request_free;
+  next.start = t.MPI_Start;
+  next.startall = t.MPI_Startall;
+  next.poll = t.poll;
   t.MPI_Isend = core_isend_like<PMPI_Isend>;
   t.MPI_Issend = core_isend_like<PMPI_Issend>;
   t.MPI_Irsend = core_isend_like<PMPI_Irsend>;
@@ -182,6 +269,19 @@ void add_request_calls(ovx_core& t) {
   t.MPI_Waitsome = core_waitsome;
   t.MPI_Testsome = core_testsome;
   t.MPI_Request_free = core_request_free;
+  t.MPI_Start = core_start;
+  t.MPI_Startall = core_startall;
+#if MPI_VERSION >= 4
+  // Set by the partitioned routes (which fall back to MPI's own for requests not routed).
+  if (t.MPI_Pready != nullptr && t.MPI_Pready_range != nullptr && t.MPI_Pready_list != nullptr) {
+    next.pready = t.MPI_Pready;
+    next.pready_range = t.MPI_Pready_range;
+    next.pready_list = t.MPI_Pready_list;
+    t.MPI_Pready = core_pready;
+    t.MPI_Pready_range = core_pready_range;
+    t.MPI_Pready_list = core_pready_list;
+  }
+#endif
   t.request_begin = request_begin;
   t.request_end = request_end;
 }

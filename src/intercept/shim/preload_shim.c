@@ -446,7 +446,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 
 /* A *_REQ entry returns a request that holds the call's buffers beyond its return: the
  * footprint is taken whether or not transfers are in flight, and recorded under the
- * request after MPI's function returned (calls/program_requests.hpp). */
+ * request after MPI's function returned (runtime/program_requests.hpp). */
 #define BEFORE_FENCE_REQ(c, name) \
   c->request_begin();             \
   OVX_FOOTPRINT_##name(c)

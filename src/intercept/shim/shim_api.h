@@ -100,7 +100,7 @@ struct ovx_core {
   /* Around a FENCE_REQ or EXPOSE_REQ entry (mpi_functions.def): the fence's footprint is
    * kept (request_begin, then the entry's OVX_FOOTPRINT_ even with no transfer in flight)
    * and, when MPI returned a request, recorded as memory that request holds until it
-   * completes, or until it is freed when `persistent` (calls/program_requests.hpp). */
+   * completes, or until it is freed when `persistent` (runtime/program_requests.hpp). */
   void (*request_begin)(void);
   void (*request_end)(int rc, const MPI_Request* request, int persistent);
   /* Fences limited to what a call can observe (mpi_footprints.h): each completes the

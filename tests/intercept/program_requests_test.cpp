@@ -1,0 +1,151 @@
+// Memory the program's own requests hold (intercept/runtime/program_requests.hpp): what a
+// deferred transfer may not protect, from which call to which.
+#include "intercept/runtime/program_requests.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace overlap::intercept {
+namespace {
+
+// A handle as MPI would give one (an int with MPICH, a pointer with Open MPI).
+MPI_Request handle(std::uintptr_t v) {
+  MPI_Request r;
+  std::memset(&r, 0, sizeof r);
+  std::memcpy(&r, &v, std::min(sizeof r, sizeof v));
+  return r;
+}
+
+Span bytes(std::uintptr_t lo, std::uintptr_t hi, bool write) { return Span{lo, hi, write}; }
+
+// A completion call on `requests`: MPI sets the completed nonpersistent ones to null.
+template <class Done>
+void complete(ProgramRequests& reg, std::vector<MPI_Request>& requests,
+              const std::vector<int>& freed, Done done) {
+  std::vector<ProgramRequests::Seen> seen;
+  reg.seen(static_cast<int>(requests.size()), requests.data(), seen);
+  for (int i : freed) requests[static_cast<std::size_t>(i)] = MPI_REQUEST_NULL;
+  reg.after_completion(seen, requests.data(), done);
+}
+
+TEST(ProgramRequests, ANonblockingRequestHoldsItsBufferUntilItCompletes) {
+  ProgramRequests reg;
+  EXPECT_FALSE(reg.any());
+  reg.add(handle(1), {bytes(1000, 2000, true)}, false, false);
+  EXPECT_TRUE(reg.holds(1500, 1501, false));
+  EXPECT_TRUE(reg.holds(0, 1001, true));
+  EXPECT_FALSE(reg.holds(2000, 3000, false));
+  EXPECT_FALSE(reg.holds(0, 1000, false));
+  std::vector<MPI_Request> requests{handle(1)};
+  complete(reg, requests, {0}, [](int) { return true; });
+  EXPECT_FALSE(reg.holds(1500, 1501, false));
+  EXPECT_FALSE(reg.any());
+}
+
+TEST(ProgramRequests, OnlyRequestsThatMayWriteKeepASendFromItsPages) {
+  ProgramRequests reg;
+  reg.add(handle(1), {bytes(1000, 2000, false)}, false, false);  // an Isend reads them
+  EXPECT_TRUE(reg.holds(1000, 2000, false));                     // no receive there
+  EXPECT_FALSE(reg.holds(1000, 2000, true));                     // a send may share them
+  reg.add(handle(2), {bytes(1500, 1600, true)}, false, false);   // an Irecv writes them
+  EXPECT_TRUE(reg.holds(1000, 2000, true));
+}
+
+TEST(ProgramRequests, APersistentRequestHoldsItsBufferOnlyWhileActive) {
+  ProgramRequests reg;
+  reg.add(handle(7), {bytes(100, 200, true)}, false, true);
+  EXPECT_FALSE(reg.holds(100, 200, false));  // initialised, not started
+  reg.started(handle(7));
+  EXPECT_TRUE(reg.holds(100, 200, false));
+  std::vector<MPI_Request> requests{handle(7)};
+  complete(reg, requests, {}, [](int) { return false; });  // a Test that found it pending
+  EXPECT_TRUE(reg.holds(100, 200, false));
+  complete(reg, requests, {}, [](int) { return true; });  // completed: inactive, handle kept
+  EXPECT_FALSE(reg.holds(100, 200, false));
+  EXPECT_TRUE(reg.any());
+  reg.started(handle(7));
+  EXPECT_TRUE(reg.holds(150, 151, false));
+  std::uint64_t serial = 0;
+  ASSERT_EQ(reg.persistent(handle(7), serial), true);
+  reg.forget(handle(7), serial);  // MPI_Request_free
+  EXPECT_FALSE(reg.holds(150, 151, false));
+  EXPECT_FALSE(reg.persistent(handle(7), serial).has_value());
+}
+
+TEST(ProgramRequests, APartitionedSendHoldsThePartitionsReadiedInItsEpoch) {
+  ProgramRequests reg;
+  // 4 partitions of 2 elements of 8 bytes (extent 16: 8 bytes of holes each) at 1000.
+  reg.add_partitioned_send(handle(3), {1000, 2, TypeExtent{16, 0, 8}});
+  reg.readied(handle(3), 0, 0);  // not active: nothing
+  EXPECT_FALSE(reg.holds(1000, 1100, false));
+  reg.started(handle(3));
+  EXPECT_FALSE(reg.holds(1000, 1100, false));  // nothing readied yet: fills are allowed
+  reg.readied(handle(3), 2, 2);                // bytes 1064..1088
+  EXPECT_TRUE(reg.holds(1064, 1065, false));
+  EXPECT_TRUE(reg.holds(1087, 1088, false));
+  EXPECT_FALSE(reg.holds(1088, 1100, false));
+  EXPECT_FALSE(reg.holds(1000, 1064, false));
+  reg.readied(handle(3), 0, 1);
+  EXPECT_TRUE(reg.holds(1000, 1001, false));
+  std::vector<MPI_Request> requests{handle(3)};
+  complete(reg, requests, {}, [](int) { return true; });
+  EXPECT_FALSE(reg.holds(1000, 1100, false));
+  reg.started(handle(3));  // the next epoch starts with nothing readied
+  EXPECT_FALSE(reg.holds(1064, 1065, false));
+}
+
+TEST(ProgramRequests, AReusedHandleIsNotForgottenByTheOldRequestsCompletion) {
+  ProgramRequests reg;
+  reg.add(handle(5), {bytes(0, 100, true)}, false, false);
+  std::vector<ProgramRequests::Seen> seen;
+  std::vector<MPI_Request> requests{handle(5)};
+  reg.seen(1, requests.data(), seen);
+  // Meanwhile MPI completed it elsewhere and gave the handle to another request.
+  reg.add(handle(5), {bytes(500, 600, true)}, false, false);
+  requests[0] = MPI_REQUEST_NULL;
+  reg.after_completion(seen, requests.data(), [](int) { return true; });
+  EXPECT_TRUE(reg.holds(500, 600, false));
+  EXPECT_FALSE(reg.holds(0, 100, false));
+}
+
+TEST(ProgramRequests, UnknownMemoryHoldsEveryPageWhileActive) {
+  ProgramRequests reg;
+  reg.add(handle(9), {}, true, true);
+  EXPECT_FALSE(reg.holds(0, 1, false));
+  reg.started(handle(9));
+  EXPECT_TRUE(reg.holds(0, 1, false));
+  EXPECT_TRUE(reg.holds(1u << 30, (1u << 30) + 1, true));
+  std::vector<MPI_Request> requests{handle(9)};
+  complete(reg, requests, {}, [](int) { return true; });
+  EXPECT_FALSE(reg.holds(0, 1, false));
+  reg.add(handle(10), {}, true, false);
+  EXPECT_TRUE(reg.holds(0, 1, false));
+}
+
+TEST(ProgramRequests, ACompletionCallEndsOnlyTheRequestsItCompleted) {
+  ProgramRequests reg;
+  reg.add(handle(1), {bytes(0, 10, true)}, false, false);
+  reg.add(handle(2), {bytes(10, 20, true)}, false, true);
+  reg.started(handle(2));
+  reg.add(handle(3), {bytes(20, 30, true)}, false, true);
+  reg.started(handle(3));
+  std::vector<MPI_Request> requests{handle(1), handle(2), handle(3), handle(4)};
+  // Waitsome: index 0 (freed by MPI) and 2 (persistent) completed.
+  complete(reg, requests, {0}, [](int i) { return i == 0 || i == 2; });
+  EXPECT_FALSE(reg.holds(0, 10, false));
+  EXPECT_TRUE(reg.holds(10, 20, false));
+  EXPECT_FALSE(reg.holds(20, 30, false));
+}
+
+TEST(ProgramRequests, EmptySpansHoldNothing) {
+  ProgramRequests reg;
+  reg.add(handle(1), {bytes(10, 10, true), Span{}}, false, false);
+  EXPECT_FALSE(reg.any());
+  reg.add(MPI_REQUEST_NULL, {bytes(0, 10, true)}, false, false);
+  EXPECT_FALSE(reg.any());
+}
+
+}  // namespace
+}  // namespace overlap::intercept
