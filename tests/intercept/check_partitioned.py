@@ -19,10 +19,12 @@ import os
 import random
 import re
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mpi"))
-from mpitest import fail, launcher, main_frame, mpi_env, run  # noqa: E402
+from mpitest import Failure, fail, launcher, main_frame, mpi_env, run  # noqa: E402
 
 
 def digests(out):
@@ -136,9 +138,28 @@ def do_types(args, tmp):
              "the layer takes)")
 
 
+def do_types_soak(args, tmp):
+    """types round after round with fresh seeds for --seconds; every failing seed listed."""
+    deadline = time.monotonic() + args.seconds
+    rounds, failures = 0, []
+    while time.monotonic() < deadline:
+        a = argparse.Namespace(**vars(args))
+        a.seed = random.randrange(1, 1 << 30)
+        try:
+            do_types(a, tempfile.mkdtemp(dir=tmp))
+        except Failure as e:
+            failures.append(f"--seed {a.seed}: {e}")
+            print(f"SOAK FAILURE: {failures[-1]}")
+        rounds += 1
+    print(f"soak: {rounds} rounds of types, {len(failures)} failed")
+    if failures or rounds == 0:
+        fail("; ".join(failures) or "no round ran")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["equality", "early", "errors", "filled", "types"])
+    ap.add_argument("mode",
+                    choices=["equality", "early", "errors", "filled", "types", "types-soak"])
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--run", required=True, help="overlap-run")
@@ -147,10 +168,11 @@ def main():
     ap.add_argument("--cases", type=int, default=16)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--seconds", type=float, default=120.0,
-                    help="early: how long the sender waits for partition 0 to arrive")
+                    help="early: how long the sender waits for partition 0 to arrive; "
+                         "types-soak: how long to run")
     args = ap.parse_args()
     body = {"equality": do_equality, "early": do_early, "errors": do_errors,
-            "filled": do_filled, "types": do_types}[args.mode]
+            "filled": do_filled, "types": do_types, "types-soak": do_types_soak}[args.mode]
     main_frame(f"check_partitioned.{args.mode}.", lambda tmp: body(args, tmp))
 
 
