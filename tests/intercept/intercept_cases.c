@@ -63,7 +63,7 @@ static void make_buffer(struct buffer* b, int kind, size_t n, uint64_t* rnd) {
       const size_t off = next_random(rnd) % 4096;
       b->base = malloc(n + off + 1);
       b->data = b->base + off;
-      b->neighbour = b->base;
+      b->neighbour = off > 0 ? b->base : NULL; /* (at offset 0 it would be the data itself) */
       b->neighbour_len = off;
       break;
     }

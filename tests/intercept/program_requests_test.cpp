@@ -19,12 +19,13 @@ MPI_Request handle(std::uintptr_t v) {
 }
 
 Span bytes(std::uintptr_t lo, std::uintptr_t hi, bool write) { return Span{lo, hi, write}; }
+using Spans = std::vector<Span>;
 
 // A completion call on `requests`: MPI sets the completed nonpersistent ones to null.
 template <class Done>
 void complete(ProgramRequests& reg, std::vector<MPI_Request>& requests,
               const std::vector<int>& freed, Done done) {
-  std::vector<ProgramRequests::Seen> seen;
+  ProgramRequests::SeenList seen;
   reg.seen(static_cast<int>(requests.size()), requests.data(), seen);
   for (int i : freed) requests[static_cast<std::size_t>(i)] = MPI_REQUEST_NULL;
   reg.after_completion(seen, requests.data(), done);
@@ -33,7 +34,7 @@ void complete(ProgramRequests& reg, std::vector<MPI_Request>& requests,
 TEST(ProgramRequests, ANonblockingRequestHoldsItsBufferUntilItCompletes) {
   ProgramRequests reg;
   EXPECT_FALSE(reg.any());
-  reg.add(handle(1), {bytes(1000, 2000, true)}, false, false);
+  reg.add(handle(1), Spans{bytes(1000, 2000, true)}, false, false);
   EXPECT_TRUE(reg.holds(1500, 1501, false));
   EXPECT_TRUE(reg.holds(0, 1001, true));
   EXPECT_FALSE(reg.holds(2000, 3000, false));
@@ -46,16 +47,16 @@ TEST(ProgramRequests, ANonblockingRequestHoldsItsBufferUntilItCompletes) {
 
 TEST(ProgramRequests, OnlyRequestsThatMayWriteKeepASendFromItsPages) {
   ProgramRequests reg;
-  reg.add(handle(1), {bytes(1000, 2000, false)}, false, false);  // an Isend reads them
-  EXPECT_TRUE(reg.holds(1000, 2000, false));                     // no receive there
-  EXPECT_FALSE(reg.holds(1000, 2000, true));                     // a send may share them
-  reg.add(handle(2), {bytes(1500, 1600, true)}, false, false);   // an Irecv writes them
+  reg.add(handle(1), Spans{bytes(1000, 2000, false)}, false, false);  // an Isend reads them
+  EXPECT_TRUE(reg.holds(1000, 2000, false));                          // no receive there
+  EXPECT_FALSE(reg.holds(1000, 2000, true));                          // a send may share them
+  reg.add(handle(2), Spans{bytes(1500, 1600, true)}, false, false);   // an Irecv writes them
   EXPECT_TRUE(reg.holds(1000, 2000, true));
 }
 
 TEST(ProgramRequests, APersistentRequestHoldsItsBufferOnlyWhileActive) {
   ProgramRequests reg;
-  reg.add(handle(7), {bytes(100, 200, true)}, false, true);
+  reg.add(handle(7), Spans{bytes(100, 200, true)}, false, true);
   EXPECT_FALSE(reg.holds(100, 200, false));  // initialised, not started
   reg.started(handle(7));
   EXPECT_TRUE(reg.holds(100, 200, false));
@@ -67,11 +68,14 @@ TEST(ProgramRequests, APersistentRequestHoldsItsBufferOnlyWhileActive) {
   EXPECT_TRUE(reg.any());
   reg.started(handle(7));
   EXPECT_TRUE(reg.holds(150, 151, false));
-  std::uint64_t serial = 0;
-  ASSERT_EQ(reg.persistent(handle(7), serial), true);
-  reg.forget(handle(7), serial);  // MPI_Request_free
+  // MPI_Request_free while active: MPI still owns the buffer until the handle is reused.
+  const auto serial = reg.serial_of(handle(7));
+  ASSERT_TRUE(serial.has_value());
+  reg.freed(handle(7), *serial);
+  EXPECT_TRUE(reg.holds(150, 151, false));
+  reg.add(handle(7), Spans{bytes(5000, 6000, true)}, false, false);  // MPI reused the handle
   EXPECT_FALSE(reg.holds(150, 151, false));
-  EXPECT_FALSE(reg.persistent(handle(7), serial).has_value());
+  EXPECT_TRUE(reg.holds(5000, 5001, false));
 }
 
 TEST(ProgramRequests, APartitionedSendHoldsThePartitionsReadiedInItsEpoch) {
@@ -98,12 +102,12 @@ TEST(ProgramRequests, APartitionedSendHoldsThePartitionsReadiedInItsEpoch) {
 
 TEST(ProgramRequests, AReusedHandleIsNotForgottenByTheOldRequestsCompletion) {
   ProgramRequests reg;
-  reg.add(handle(5), {bytes(0, 100, true)}, false, false);
-  std::vector<ProgramRequests::Seen> seen;
+  reg.add(handle(5), Spans{bytes(0, 100, true)}, false, false);
+  ProgramRequests::SeenList seen;
   std::vector<MPI_Request> requests{handle(5)};
   reg.seen(1, requests.data(), seen);
   // Meanwhile MPI completed it elsewhere and gave the handle to another request.
-  reg.add(handle(5), {bytes(500, 600, true)}, false, false);
+  reg.add(handle(5), Spans{bytes(500, 600, true)}, false, false);
   requests[0] = MPI_REQUEST_NULL;
   reg.after_completion(seen, requests.data(), [](int) { return true; });
   EXPECT_TRUE(reg.holds(500, 600, false));
@@ -112,7 +116,7 @@ TEST(ProgramRequests, AReusedHandleIsNotForgottenByTheOldRequestsCompletion) {
 
 TEST(ProgramRequests, UnknownMemoryHoldsEveryPageWhileActive) {
   ProgramRequests reg;
-  reg.add(handle(9), {}, true, true);
+  reg.add(handle(9), Spans{}, true, true);
   EXPECT_FALSE(reg.holds(0, 1, false));
   reg.started(handle(9));
   EXPECT_TRUE(reg.holds(0, 1, false));
@@ -120,16 +124,16 @@ TEST(ProgramRequests, UnknownMemoryHoldsEveryPageWhileActive) {
   std::vector<MPI_Request> requests{handle(9)};
   complete(reg, requests, {}, [](int) { return true; });
   EXPECT_FALSE(reg.holds(0, 1, false));
-  reg.add(handle(10), {}, true, false);
+  reg.add(handle(10), Spans{}, true, false);
   EXPECT_TRUE(reg.holds(0, 1, false));
 }
 
 TEST(ProgramRequests, ACompletionCallEndsOnlyTheRequestsItCompleted) {
   ProgramRequests reg;
-  reg.add(handle(1), {bytes(0, 10, true)}, false, false);
-  reg.add(handle(2), {bytes(10, 20, true)}, false, true);
+  reg.add(handle(1), Spans{bytes(0, 10, true)}, false, false);
+  reg.add(handle(2), Spans{bytes(10, 20, true)}, false, true);
   reg.started(handle(2));
-  reg.add(handle(3), {bytes(20, 30, true)}, false, true);
+  reg.add(handle(3), Spans{bytes(20, 30, true)}, false, true);
   reg.started(handle(3));
   std::vector<MPI_Request> requests{handle(1), handle(2), handle(3), handle(4)};
   // Waitsome: index 0 (freed by MPI) and 2 (persistent) completed.
@@ -139,11 +143,40 @@ TEST(ProgramRequests, ACompletionCallEndsOnlyTheRequestsItCompleted) {
   EXPECT_FALSE(reg.holds(20, 30, false));
 }
 
-TEST(ProgramRequests, EmptySpansHoldNothing) {
+TEST(ProgramRequests, EmptySpansHoldNothingAndReplaceWhatTheHandleLeft) {
   ProgramRequests reg;
-  reg.add(handle(1), {bytes(10, 10, true), Span{}}, false, false);
+  reg.add(handle(1), Spans{bytes(10, 10, true), Span{}}, false, false);
   EXPECT_FALSE(reg.any());
-  reg.add(MPI_REQUEST_NULL, {bytes(0, 10, true)}, false, false);
+  reg.add(MPI_REQUEST_NULL, Spans{bytes(0, 10, true)}, false, false);
+  EXPECT_FALSE(reg.any());
+  reg.add(handle(2), Spans{}, true, false);  // unknown memory: every page held
+  EXPECT_TRUE(reg.holds(0, 1, false));
+  reg.add(handle(2), Spans{}, false, false);  // the handle reused by a request holding none
+  EXPECT_FALSE(reg.any());
+  EXPECT_FALSE(reg.holds(0, 1, false));
+}
+
+TEST(ProgramRequests, AFreedRequestThatHoldsNothingIsForgotten) {
+  ProgramRequests reg;
+  reg.add(handle(4), Spans{bytes(0, 10, true)}, false, true);  // persistent, inactive
+  reg.freed(handle(4), *reg.serial_of(handle(4)));
+  EXPECT_FALSE(reg.any());
+}
+
+TEST(ProgramRequests, ManyRequestsGrowAndShrinkTheTable) {
+  ProgramRequests reg;
+  for (std::uintptr_t i = 1; i <= 5000; ++i)
+    reg.add(handle(i * 64), Spans{bytes(i * 100, i * 100 + 10, true)}, false, false);
+  for (std::uintptr_t i = 1; i <= 5000; i += 2) {
+    std::vector<MPI_Request> requests{handle(i * 64)};
+    complete(reg, requests, {0}, [](int) { return true; });
+  }
+  for (std::uintptr_t i = 1; i <= 5000; ++i)
+    EXPECT_EQ(reg.holds(i * 100, i * 100 + 1, false), i % 2 == 0) << i;
+  for (std::uintptr_t i = 2; i <= 5000; i += 2) {
+    std::vector<MPI_Request> requests{handle(i * 64)};
+    complete(reg, requests, {0}, [](int) { return true; });
+  }
   EXPECT_FALSE(reg.any());
 }
 

@@ -69,12 +69,14 @@ namespace {
 // The reason a send may not be deferred, or nothing.
 [[gnu::hot]] std::optional<Reason> send_reason(Call call, const void* buf, int count,
                                                MPI_Datatype type, std::uint64_t bytes, int dest,
-                                               MPI_Comm comm, Extent& e) {
+                                               int tag, MPI_Comm comm, Extent& e) {
   if (call == Call::ssend) return Reason::synchronous_mode;
   if (call == Call::bsend) return Reason::buffered_mode;
   if (!family_on(call)) return Reason::family_off;
   if (dest == MPI_PROC_NULL) return Reason::proc_null;
-  return check_deferrable(buf, count, type, bytes, comm, false, e);
+  std::optional<Reason> why = check_deferrable(buf, count, type, bytes, comm, false, e);
+  if (!why && !mpi_accepts_send(dest, tag, comm)) why = Reason::mpi_error;
+  return why;
 }
 
 [[gnu::hot]] std::optional<Reason> recv_reason(Call call, void* buf, int count, MPI_Datatype type,
@@ -115,7 +117,7 @@ void fill_pending_status(MPI_Status* status, int source, int tag, std::uint32_t 
   const std::uint64_t bytes = message_bytes(count, type);
   ovx_count_call(&counts, bytes);
   Extent e;
-  std::optional<Reason> why = send_reason(call, buf, count, type, bytes, dest, comm, e);
+  std::optional<Reason> why = send_reason(call, buf, count, type, bytes, dest, tag, comm, e);
   if (!why) {
     const Started st = start_send(call, buf, count, type, dest, tag, comm, e, call == Call::rsend);
     if (st.slot != nullptr) return MPI_SUCCESS;
@@ -228,12 +230,15 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   const std::uint64_t sbytes = message_bytes(sendcount, sendtype);
   ovx_count_call(&rcounts, rbytes);
   ovx_count_call(&scounts, sbytes);
-  // The receive is posted first, then the send, as MPI_Sendrecv would have both active.
   Extent re, se;
   std::optional<Reason> rwhy = recv_reason(Call::sendrecv_recv, recvbuf, recvcount, recvtype,
                                            rbytes, source, recvtag, comm, status, re);
-  std::optional<Reason> swhy =
-      send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype, sbytes, dest, comm, se);
+  std::optional<Reason> swhy = send_reason(Call::sendrecv_send, sendbuf, sendcount, sendtype,
+                                           sbytes, dest, sendtag, comm, se);
+  // A deferrable receive means the communicator's handler is fatal. Where it is not, a
+  // deferred send half would be posted before MPI checked the receive half (a stray
+  // message when MPI would refuse the call): the call runs whole, as written.
+  if (rwhy && !swhy && !communicator_fatal(comm)) swhy = Reason::errors_return;
   if (rwhy && swhy) {
     // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
     ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
@@ -243,52 +248,40 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                          source, recvtag, comm, status);
   }
-  MPI_Request plain[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  MPI_Status plain_status[2];
-  int rc = MPI_SUCCESS;
+  // One part or both deferred, on a communicator whose handler ends the job on an error.
+  // The deferred part is posted first; a part not deferred then runs as its blocking call,
+  // so MPI raises its errors on this communicator as MPI_Sendrecv would.
   std::uint32_t token = 0;
-  // A part MPI refused to post has its error; it is not posted again.
   if (!rwhy) {
     const Started st =
         start_recv(Call::sendrecv_recv, recvbuf, recvcount, recvtype, source, recvtag, comm, re);
     if (st.slot == nullptr) rwhy = st.reason;
-    if (rwhy == Reason::mpi_error) rc = refused(rcounts, st.rc);
     token = st.token;
-  }
-  if (rwhy && rwhy != Reason::mpi_error) {
-    ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
-    settle_buffer(recvbuf, recvcount, recvtype, true);
-    rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &plain[0]);
   }
   if (!swhy) {
     const Started st = start_send(Call::sendrecv_send, sendbuf, sendcount, sendtype, dest, sendtag,
                                   comm, se, false);
     if (st.slot == nullptr) swhy = st.reason;
-    if (swhy == Reason::mpi_error) {
-      const int error = refused(scounts, st.rc);
-      if (rc == MPI_SUCCESS) rc = error;
-    }
   }
-  if (swhy && swhy != Reason::mpi_error) {
+  if (rwhy && swhy) {  // neither could start after all (too many in flight, ...)
+    ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
+    ovx_count_straight(&scounts, static_cast<int>(*swhy));
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                         source, recvtag, comm, status);
+  }
+  int rc = MPI_SUCCESS;
+  if (swhy) {
     ovx_count_straight(&scounts, static_cast<int>(*swhy));
     settle_buffer(sendbuf, sendcount, sendtype, false);
-    const int sent = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &plain[1]);
-    if (rc == MPI_SUCCESS) rc = sent;
+    rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
   }
-  const int waited = PMPI_Waitall(2, plain, plain_status);
-  // MPI_Sendrecv returns the failing part's error, never MPI_ERR_IN_STATUS.
-  if (rc == MPI_SUCCESS && waited == MPI_ERR_IN_STATUS)
-    rc = plain_status[0].MPI_ERROR != MPI_SUCCESS ? plain_status[0].MPI_ERROR
-                                                  : plain_status[1].MPI_ERROR;
-  else if (rc == MPI_SUCCESS)
-    rc = waited;
   if (rwhy) {
-    if (status != MPI_STATUS_IGNORE) {
-      // A single-completion call leaves MPI_ERROR alone (MPI 4.0 sec. 3.2.5).
-      const int error_field = status->MPI_ERROR;
-      *status = plain_status[0];
-      status->MPI_ERROR = error_field;
-    }
+    ovx_count_straight(&rcounts, static_cast<int>(*rwhy));
+    settle_buffer(recvbuf, recvcount, recvtype, true);
+    // A single-completion call leaves MPI_ERROR alone (MPI 4.0 sec. 3.2.5).
+    const int error_field = status != MPI_STATUS_IGNORE ? status->MPI_ERROR : MPI_SUCCESS;
+    rc = PMPI_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_field;
   } else {
     fill_pending_status(status, source, recvtag, token);
   }
@@ -334,9 +327,12 @@ int core_query_thread(int* provided) {
 
 void core_fence() {
   if (!runtime().active) return;
-  // A call whose memory cannot be told: a request it returns holds all of it.
-  if (FootprintRecord& record = request_footprint(); record.on) record.unknown = true;
-  if (__atomic_load_n(runtime().shim->active, __ATOMIC_ACQUIRE) > 0) settle_all();
+  // A call whose memory cannot be told: a request it returned holds all of it.
+  if (FootprintRecord& record = request_footprint(); record.on) {
+    record.unknown = true;
+    return;
+  }
+  settle_all();
 }
 void core_poll() {
   Runtime& rt = runtime();
@@ -429,6 +425,10 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   const int rc = PMPI_Init_thread(argc, argv, std::max(ask, rt.program_required), &got);
   if (rc != MPI_SUCCESS) return rc;
   rt.mpi_provided = got;
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &has_tag_ub);
+  if (has_tag_ub != 0 && tag_ub != nullptr) rt.tag_ub = *tag_ub;
   rt.program_provided = std::min(rt.program_required, got);
   if (provided != nullptr) *provided = rt.program_provided;
   // UCX (loaded by MPI_Init) may have put its memory hooks on the shim's exports, which

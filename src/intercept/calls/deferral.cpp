@@ -37,15 +37,19 @@ bool on_own_stack(std::uintptr_t lo, std::uintptr_t hi) {
   return lo < stack_hi && stack_lo < hi;
 }
 
-bool errors_are_fatal(MPI_Comm comm) {
+// What the communicator's error handler makes of an error.
+enum class Handler { fatal, returns, program };
+Handler error_handler(MPI_Comm comm) {
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) return false;
-  bool fatal = eh == MPI_ERRORS_ARE_FATAL;
+  if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) return Handler::program;
+  Handler h = Handler::program;
+  if (eh == MPI_ERRORS_ARE_FATAL) h = Handler::fatal;
 #ifdef MPI_ERRORS_ABORT
-  fatal = fatal || eh == MPI_ERRORS_ABORT;
+  if (eh == MPI_ERRORS_ABORT) h = Handler::fatal;
 #endif
+  if (eh == MPI_ERRORS_RETURN) h = Handler::returns;
   PMPI_Errhandler_free(&eh);
-  return fatal;
+  return h;
 }
 
 void release(Slot* s) {
@@ -122,8 +126,20 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
 
 }  // namespace
 
+bool communicator_fatal(MPI_Comm comm) { return error_handler(comm) == Handler::fatal; }
+
+bool mpi_accepts_send(int dest, int tag, MPI_Comm comm) {
+  if (tag < 0 || tag > runtime().tag_ub) return false;
+  int inter = 0, n = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return false;
+  if ((inter != 0 ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS)
+    return false;
+  return dest >= 0 && dest < n;
+}
+
 [[gnu::hot]] std::uint64_t message_bytes(int count, MPI_Datatype type) {
-  if (count <= 0) return 0;
+  // MPI's own call reports a null type (a query here would raise the error elsewhere).
+  if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
   int size = ovx_type_size_of(runtime().shim->straight, type);
   if (size < 0 && PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
   if (size <= 0) return 0;
@@ -161,8 +177,12 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   }
   // A receive's errors (a truncated message above all) are known only when it completes,
   // after the call returned: deferred only where the error handler ends the job anyway.
-  // A send's errors are known when it is posted, and returned from the call.
-  if (receive && !errors_are_fatal(comm)) return Reason::errors_return;
+  // A send's are known when it is posted (mpi_accepts_send), so a send is deferred also
+  // where errors return; not where the handler is the program's own, which a late error
+  // would reach on the engine's thread.
+  const Handler handler = error_handler(comm);
+  if (handler == Handler::program || (receive && handler != Handler::fatal))
+    return Reason::errors_return;
   if (on_own_stack(e.lo, e.hi)) return Reason::stack_memory;
   MemoryKind kind;
   {
@@ -189,7 +209,7 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
   Runtime& rt = runtime();
   Slot* s = reserve_slot(call);
   if (s == nullptr) return {nullptr, Reason::too_many};
-  s->errors_fatal = errors_are_fatal(comm);
+  s->errors_fatal = error_handler(comm) == Handler::fatal;
   const std::uintptr_t plo = page_floor(e.lo), phi = page_ceil(e.hi);
   const void* from = buf;
   bool in_place = false;

@@ -32,6 +32,13 @@ struct Extent {
 // has rules of its own (errors must reach the call; holes only without other threads).
 std::optional<Reason> check_deferrable(const void* buf, int count, MPI_Datatype type,
                                        std::uint64_t bytes, MPI_Comm comm, bool receive, Extent& e);
+// Whether the communicator's error handler ends the job on an error (MPI_ERRORS_ARE_FATAL,
+// MPI_ERRORS_ABORT).
+bool communicator_fatal(MPI_Comm comm);
+// Whether MPI would accept a send of this destination and tag on `comm` (what it checks
+// when a send is posted): where not, the call runs as written and MPI reports its error
+// itself, naming the program's call (a deferral would have it name MPI_Isend).
+bool mpi_accepts_send(int dest, int tag, MPI_Comm comm);
 // Bytes of (count, type) for the statistics (0 when MPI refuses the type).
 std::uint64_t message_bytes(int count, MPI_Datatype type);
 

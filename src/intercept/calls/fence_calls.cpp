@@ -49,24 +49,23 @@ CommFacts facts_of(MPI_Comm comm) {
 }
 
 // The fence: own transfers, then those conflicting with the footprint `describe` adds.
-// A call that returns a request (kinds *_REQ) keeps the footprint for it, also when no
-// transfer is in flight (program_requests.hpp).
+// After a call that returned a request (kinds *_REQ, MPI accepted it) the footprint is only
+// recorded for that request (program_requests.hpp).
 template <typename Describe>
 void observe(MPI_Comm comm, Describe&& describe) {
   Runtime& rt = runtime();
   if (!rt.active) return;
-  if (!rt.progress->background()) rt.progress->poll();  // policy caller: a chance to progress
-  FootprintRecord& record = request_footprint();
-  const bool in_flight = __atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) > 0;
-  if (!in_flight && !record.on) return;
-  if (in_flight) settle_own();
-  Footprint f(type_extent, facts_of(comm));
-  describe(f);
-  if (record.on) {
+  if (FootprintRecord& record = request_footprint(); record.on) {
+    Footprint f(type_extent, facts_of(comm));
+    describe(f);
     record.unknown = f.whole_process();
     record.spans = f.spans();
+    return;
   }
-  if (!in_flight) return;
+  if (!rt.progress->background()) rt.progress->poll();  // policy caller: a chance to progress
+  settle_own();
+  Footprint f(type_extent, facts_of(comm));
+  describe(f);
   if (f.whole_process()) {
     settle_all();
     return;

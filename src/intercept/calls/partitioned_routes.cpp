@@ -155,8 +155,12 @@ int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* r
 
 // A partitioned receive holds its buffer while active, a send the partitions readied so
 // far (program_requests.hpp).
-int held(int rc, const MPI_Request* request, const Span& data) {
-  if (rc == MPI_SUCCESS) program_requests().add(*request, {data}, false, true);
+int held(int rc, const MPI_Request* request, const void* buf, int partitions, MPI_Count count,
+         MPI_Datatype type) {
+  if (rc == MPI_SUCCESS) {  // the type is valid: MPI (or the layer) accepted it
+    const Span data = typed_bytes(buf, std::int64_t{partitions} * count, type, true);
+    program_requests().add(*request, {&data, 1}, false, true);
+  }
   return rc;
 }
 int held_send(int rc, const MPI_Request* request, const void* buf, MPI_Count count,
@@ -185,15 +189,16 @@ int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
 int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   stop_moving_pages();
-  const Span data = typed_bytes(buf, std::int64_t{partitions} * count, type, true);
   if (!routing_on(tag, comm)) {
     fence_deferred();
     return held(PMPI_Precv_init(buf, partitions, count, type, source, tag, comm, info, request),
-                request, data);
+                request, buf, partitions, count, type);
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
   const int rc = OVX_Precv_init(buf, partitions, count, type, source, tag, comm, info, &r);
-  return rc != MPI_SUCCESS ? rc : held(publish(r, comm, Span{}, request), request, data);
+  return rc != MPI_SUCCESS
+             ? rc
+             : held(publish(r, comm, Span{}, request), request, buf, partitions, count, type);
 }
 
 std::optional<Routed> routed(MPI_Request handle) {

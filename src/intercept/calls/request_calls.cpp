@@ -22,17 +22,21 @@ namespace {
 // The buffer of a nonblocking call: deferred transfers on it complete first (a receive
 // buffer conflicts with everything on its pages, a send buffer with no-access pages), and
 // from its return the request holds it.
+// The type is asked about only where MPI accepted the call or transfers are in flight: a
+// query of a type MPI refuses would raise the error outside the program's call.
 template <class Post>
 int held_buffer_call(const void* buf, int count, MPI_Datatype type, bool write,
                      MPI_Request* request, Post post) {
   Runtime& rt = runtime();
   if (!rt.active) return post();
   begin_call();
-  const Span span = typed_bytes(buf, count, type, write);
-  settle_span(span);
+  if (__atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) > 0)
+    settle_span(typed_bytes(buf, count, type, write));
   const int rc = post();
-  if (rc == MPI_SUCCESS && request != nullptr)
-    program_requests().add(*request, {span}, false, false);
+  if (rc == MPI_SUCCESS && request != nullptr) {
+    const Span span = typed_bytes(buf, count, type, write);
+    program_requests().add(*request, {&span, 1}, false, false);
+  }
   return rc;
 }
 
@@ -81,7 +85,7 @@ void pass() {
 template <class Call, class Done>
 int completing(int n, MPI_Request* requests, Call call, Done done) {
   ProgramRequests& reg = program_requests();
-  thread_local std::vector<ProgramRequests::Seen> seen;
+  ProgramRequests::SeenList seen;  // per call: an error handler may nest another
   reg.seen(n, requests, seen);
   const int rc = call();
   if (!seen.empty()) reg.after_completion(seen, requests, done);
@@ -105,20 +109,36 @@ int core_test(MPI_Request* r, int* flag, MPI_Status* st) {
       1, r, [&] { return next.test ? next.test(r, flag, st) : (pass(), PMPI_Test(r, flag, st)); },
       [&](int) { return *flag != 0; });
 }
-int core_waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
-  return completing(
-      n, rs,
-      [&] { return next.waitall ? next.waitall(n, rs, sts) : (pass(), PMPI_Waitall(n, rs, sts)); },
-      [](int) { return true; });
+// Waitall/Testall: with MPI_ERR_IN_STATUS, a request whose status says MPI_ERR_PENDING did
+// not complete (without statuses nothing tells: it keeps its hold).
+auto all_done(const int& rc, const MPI_Status* sts) {
+  return [&rc, sts](int i) {
+    if (rc == MPI_SUCCESS) return true;
+    return rc == MPI_ERR_IN_STATUS && sts != MPI_STATUSES_IGNORE &&
+           sts[i].MPI_ERROR != MPI_ERR_PENDING;
+  };
 }
-int core_testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
+int core_waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
+  int rc = MPI_SUCCESS;
   return completing(
       n, rs,
       [&] {
-        return next.testall ? next.testall(n, rs, flag, sts)
-                            : (pass(), PMPI_Testall(n, rs, flag, sts));
+        rc = next.waitall ? next.waitall(n, rs, sts) : (pass(), PMPI_Waitall(n, rs, sts));
+        return rc;
       },
-      [&](int) { return *flag != 0; });
+      all_done(rc, sts));
+}
+int core_testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
+  int rc = MPI_SUCCESS;
+  const auto done = all_done(rc, sts);
+  return completing(
+      n, rs,
+      [&] {
+        rc = next.testall ? next.testall(n, rs, flag, sts)
+                          : (pass(), PMPI_Testall(n, rs, flag, sts));
+        return rc;
+      },
+      [&](int i) { return *flag != 0 && done(i); });
 }
 int core_waitany(int n, MPI_Request rs[], int* index, MPI_Status* st) {
   return completing(
@@ -196,43 +216,22 @@ int core_pready_list(int length, int partitions[], MPI_Request r) {
 }
 #endif
 
-// The engine completes a request the program freed while it was active; its hold ends then.
-struct Freed {
-  MPI_Request request;
-  std::uint64_t serial;
-};
-void on_freed_done(void* arg, const MPI_Status*) {
-  auto* f = static_cast<Freed*>(arg);
-  program_requests().forget(f->request, f->serial);
-  delete f;
-}
-
-// MPI_Request_free of a request that holds memory: MPI would complete an active one later,
-// with the memory still MPI's until then, which the program cannot know. A persistent
-// request's hold ends here (freeing an active one is rare, and its memory then stays
-// MPI's as much as the program's); another one is handed to the engine, which completes
-// it (as MPI would have) and only then ends its hold. The program's handle is
-// MPI_REQUEST_NULL either way, as MPI_Request_free leaves it.
+// MPI_Request_free as the program asked (MPI drops a freed request's errors: handing it to
+// the engine to complete would raise them). An active request's memory stays MPI's until
+// it completes, which nobody can tell now: its hold stays until MPI gives the handle to
+// another request (program_requests.hpp).
 int core_request_free(MPI_Request* request) {
   ProgramRequests& reg = program_requests();
-  std::uint64_t serial = 0;
-  const std::optional<bool> persistent =
-      request != nullptr && reg.any() ? reg.persistent(*request, serial) : std::nullopt;
-  if (persistent == false && runtime().active) {
-    pass();
-    if (runtime().progress->watch(*request, on_freed_done, new Freed{*request, serial})) {
-      *request = MPI_REQUEST_NULL;
-      return MPI_SUCCESS;
-    }
-  }
   const MPI_Request handle = request != nullptr ? *request : MPI_REQUEST_NULL;
+  const std::optional<std::uint64_t> serial = reg.serial_of(handle);
   const int rc =
       next.request_free ? next.request_free(request) : (pass(), PMPI_Request_free(request));
-  if (persistent && rc == MPI_SUCCESS) reg.forget(handle, serial);
+  if (serial && rc == MPI_SUCCESS) reg.freed(handle, *serial);
   return rc;
 }
 
-// Around the FENCE_REQ/EXPOSE_REQ entries the shim serves (program_requests.hpp).
+// After a FENCE_REQ/EXPOSE_REQ entry MPI accepted (program_requests.hpp): the shim calls
+// the entry's footprint between these, which then only records it.
 void request_begin() {
   if (runtime().active) begin_request_footprint();
 }

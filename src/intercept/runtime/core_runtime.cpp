@@ -165,7 +165,8 @@ void settle(std::uintptr_t lo, std::uintptr_t hi, bool write) {
 
 TypeExtent type_extent(MPI_Datatype type) {
   MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
+  // A null type's query would raise MPI's error outside the program's call.
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent) != MPI_SUCCESS) {
     return {};
   }

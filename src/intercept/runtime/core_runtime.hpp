@@ -54,6 +54,7 @@ struct Runtime {
   int program_required = MPI_THREAD_SINGLE;
   int program_provided = MPI_THREAD_SINGLE;  // what the program is told
   int mpi_provided = MPI_THREAD_SINGLE;      // what MPI gave us
+  int tag_ub = 32767;                        // MPI_COMM_WORLD's MPI_TAG_UB
   bool active = false;                       // initialised, not finalized, not a forked child
   int pid = 0;
   std::size_t page = 4096;

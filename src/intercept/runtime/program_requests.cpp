@@ -1,115 +1,214 @@
 #include "intercept/runtime/program_requests.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cstring>
 
 namespace overlap::intercept {
 
-void ProgramRequests::insert(MPI_Request request, Entry entry) {
-  auto [it, fresh] = map_.try_emplace(request);
-  if (!fresh) set_active(it->second, false);  // a handle MPI reused: the old one is gone
+namespace {
+
+constexpr std::size_t kMinCapacity = 64;
+
+std::uint64_t handle_bits(MPI_Request r) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, &r, std::min(sizeof v, sizeof r));
+  return v;
+}
+
+bool overlaps(const Span& s, std::uintptr_t lo, std::uintptr_t hi, bool writers_only) {
+  return s.lo < hi && lo < s.hi && (!writers_only || s.write);
+}
+
+}  // namespace
+
+ProgramRequests::ProgramRequests() : slots_(kMinCapacity) {}
+
+ProgramRequests::Guard::Guard(const ProgramRequests& t) : t_(t) {
+  for (int spins = 0; t_.lock_.test_and_set(std::memory_order_acquire); ++spins) {
+    if (spins > 64) sched_yield();  // contended: let the holder run
+  }
+}
+
+std::size_t ProgramRequests::slot_of(MPI_Request request) const {
+  return static_cast<std::size_t>((handle_bits(request) * 0x9E3779B97F4A7C15ull) >> 20) &
+         (slots_.size() - 1);
+}
+
+ProgramRequests::Entry* ProgramRequests::find(MPI_Request request) {
+  for (std::size_t i = slot_of(request);; i = (i + 1) & (slots_.size() - 1)) {
+    Entry& e = slots_[i];
+    if (e.request == MPI_REQUEST_NULL) return nullptr;
+    if (e.request == request) return &e;
+  }
+}
+
+const ProgramRequests::Entry* ProgramRequests::find(MPI_Request request) const {
+  return const_cast<ProgramRequests*>(this)->find(request);
+}
+
+void ProgramRequests::resize(std::size_t capacity) {
+  std::vector<Entry> old(capacity);
+  old.swap(slots_);
+  for (Entry& e : old) {
+    if (e.request == MPI_REQUEST_NULL) continue;
+    std::size_t i = slot_of(e.request);
+    while (slots_[i].request != MPI_REQUEST_NULL) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = std::move(e);
+  }
+}
+
+void ProgramRequests::insert(Entry entry) {
+  if (Entry* old = find(entry.request)) erase(old);  // a handle MPI gave another request
+  if (2 * (size_ + 1) > slots_.size()) resize(2 * slots_.size());
+  std::size_t i = slot_of(entry.request);
+  while (slots_[i].request != MPI_REQUEST_NULL) i = (i + 1) & (slots_.size() - 1);
   entry.serial = next_serial_++;
   const bool active = entry.active;
   entry.active = false;
-  it->second = std::move(entry);
-  set_active(it->second, active);
-  live_.store(static_cast<int>(map_.size()), std::memory_order_release);
+  slots_[i] = std::move(entry);
+  set_active(slots_[i], active);
+  ++size_;
+  live_.store(static_cast<int>(size_), std::memory_order_release);
+}
+
+// Backward-shift deletion: the probe sequences of the entries after it stay unbroken.
+void ProgramRequests::erase(Entry* e) {
+  set_active(*e, false);
+  std::size_t hole = static_cast<std::size_t>(e - slots_.data());
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = (hole + 1) & mask; slots_[i].request != MPI_REQUEST_NULL;
+       i = (i + 1) & mask) {
+    const std::size_t home = slot_of(slots_[i].request);
+    // Move it back when its home is not within (hole, i] cyclically.
+    if (((i - home) & mask) >= ((i - hole) & mask)) {
+      slots_[hole] = std::move(slots_[i]);
+      hole = i;
+    }
+  }
+  slots_[hole] = Entry{};
+  --size_;
+  live_.store(static_cast<int>(size_), std::memory_order_release);
+  if (slots_.size() > kMinCapacity && 8 * size_ < slots_.size()) resize(slots_.size() / 2);
 }
 
 void ProgramRequests::set_active(Entry& e, bool active) {
   if (e.active == active) return;
   e.active = active;
   if (e.unknown) unknown_active_ += active ? 1 : -1;
-  if (!active)
-    e.held.clear();
-  else if (!e.partitions)
-    e.held = e.spans;
+  e.readied = Span{};  // a partitioned send's epoch starts with nothing readied
 }
 
-void ProgramRequests::add(MPI_Request request, std::vector<Span> spans, bool unknown,
+void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool unknown,
                           bool persistent) {
   if (request == MPI_REQUEST_NULL) return;
-  std::erase_if(spans, [](const Span& s) { return s.lo >= s.hi; });
-  if (spans.empty() && !unknown) return;  // nothing of the program's memory is held
   Entry e;
-  e.spans = std::move(spans);
+  e.request = request;
   e.unknown = unknown;
   e.persistent = persistent;
   e.active = !persistent;  // a persistent request holds nothing before MPI_Start
-  std::lock_guard lock(mu_);
-  insert(request, std::move(e));
+  for (const Span& s : spans) {
+    if (s.lo >= s.hi) continue;
+    if (e.inline_spans < kInlineSpans)
+      e.spans[e.inline_spans++] = s;
+    else
+      e.more.push_back(s);
+  }
+  Guard hold(*this);
+  if (e.inline_spans == 0 && !unknown) {
+    if (Entry* old = find(request)) erase(old);  // holds nothing; what was left goes
+    return;
+  }
+  insert(std::move(e));
 }
 
 void ProgramRequests::add_partitioned_send(MPI_Request request, const Partitions& partitions) {
   if (request == MPI_REQUEST_NULL) return;
   Entry e;
+  e.request = request;
   e.persistent = true;
+  e.partitioned = true;
   e.partitions = partitions;
-  std::lock_guard lock(mu_);
-  insert(request, std::move(e));
+  Guard hold(*this);
+  insert(std::move(e));
 }
 
 void ProgramRequests::started(MPI_Request request) {
   if (!any()) return;
-  std::lock_guard lock(mu_);
-  if (auto it = map_.find(request); it != map_.end()) set_active(it->second, true);
+  Guard hold(*this);
+  if (Entry* e = find(request)) set_active(*e, true);
 }
 
 void ProgramRequests::readied(MPI_Request request, std::int64_t first, std::int64_t last) {
   if (!any() || first > last) return;
-  std::lock_guard lock(mu_);
-  auto it = map_.find(request);
-  if (it == map_.end() || !it->second.partitions || !it->second.active) return;
-  const Partitions& p = *it->second.partitions;
-  // Partitions first..last are one run of elements.
+  Guard hold(*this);
+  Entry* e = find(request);
+  if (e == nullptr || !e->partitioned || !e->active) return;
+  const Partitions& p = e->partitions;
+  // Partitions first..last are one run of elements; the hold is the hull of all readied.
   const auto base = p.buf + static_cast<std::uintptr_t>(first * p.count * p.type.extent);
   const Span s = typed_span(base, (last - first + 1) * p.count, p.type, false);
-  if (s.lo < s.hi) it->second.held.push_back(s);
+  if (s.lo >= s.hi) return;
+  if (e->readied.lo >= e->readied.hi) {
+    e->readied = s;
+  } else {
+    e->readied.lo = std::min(e->readied.lo, s.lo);
+    e->readied.hi = std::max(e->readied.hi, s.hi);
+  }
 }
 
-void ProgramRequests::seen(int n, const MPI_Request* requests, std::vector<Seen>& out) const {
+void ProgramRequests::seen(int n, const MPI_Request* requests, SeenList& out) const {
   out.clear();
   if (!any() || n <= 0 || requests == nullptr) return;
-  std::lock_guard lock(mu_);
+  Guard hold(*this);
   for (int i = 0; i < n; ++i) {
-    auto it = map_.find(requests[i]);
-    if (it != map_.end()) out.push_back({i, requests[i], it->second.serial});
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    if (const Entry* e = find(requests[i])) out.push({i, requests[i], e->serial});
   }
 }
 
 void ProgramRequests::completed(MPI_Request request, std::uint64_t serial) {
-  std::lock_guard lock(mu_);
-  auto it = map_.find(request);
-  if (it != map_.end() && it->second.serial == serial) set_active(it->second, false);
+  Guard hold(*this);
+  Entry* e = find(request);
+  if (e != nullptr && e->serial == serial) set_active(*e, false);
 }
 
 void ProgramRequests::forget(MPI_Request request, std::uint64_t serial) {
-  std::lock_guard lock(mu_);
-  auto it = map_.find(request);
-  if (it == map_.end() || it->second.serial != serial) return;
-  set_active(it->second, false);
-  map_.erase(it);
-  live_.store(static_cast<int>(map_.size()), std::memory_order_release);
+  Guard hold(*this);
+  Entry* e = find(request);
+  if (e != nullptr && e->serial == serial) erase(e);
+}
+
+std::optional<std::uint64_t> ProgramRequests::serial_of(MPI_Request request) const {
+  if (!any() || request == MPI_REQUEST_NULL) return std::nullopt;
+  Guard hold(*this);
+  const Entry* e = find(request);
+  return e != nullptr ? std::optional<std::uint64_t>(e->serial) : std::nullopt;
+}
+
+void ProgramRequests::freed(MPI_Request request, std::uint64_t serial) {
+  Guard hold(*this);
+  Entry* e = find(request);
+  if (e != nullptr && e->serial == serial && !e->active) erase(e);
 }
 
 bool ProgramRequests::holds(std::uintptr_t lo, std::uintptr_t hi, bool writers_only) const {
   if (!any() || lo >= hi) return false;
-  std::lock_guard lock(mu_);
+  Guard hold(*this);
   if (unknown_active_ > 0) return true;
-  for (const auto& [request, e] : map_) {
-    for (const Span& s : e.held) {
-      if (writers_only && !s.write) continue;
-      if (s.lo < hi && lo < s.hi) return true;
+  for (const Entry& e : slots_) {
+    if (e.request == MPI_REQUEST_NULL || !e.active) continue;
+    if (e.partitioned) {
+      if (overlaps(e.readied, lo, hi, writers_only)) return true;
+      continue;
     }
+    for (int i = 0; i < e.inline_spans; ++i)
+      if (overlaps(e.spans[i], lo, hi, writers_only)) return true;
+    for (const Span& s : e.more)
+      if (overlaps(s, lo, hi, writers_only)) return true;
   }
   return false;
-}
-
-std::optional<bool> ProgramRequests::persistent(MPI_Request request, std::uint64_t& serial) const {
-  std::lock_guard lock(mu_);
-  auto it = map_.find(request);
-  if (it == map_.end()) return std::nullopt;
-  serial = it->second.serial;
-  return it->second.persistent;
 }
 
 ProgramRequests& program_requests() {
@@ -133,8 +232,7 @@ void end_request_footprint(int rc, const MPI_Request* request, bool persistent) 
   FootprintRecord& r = request_footprint();
   r.on = false;
   if (rc != MPI_SUCCESS || request == nullptr || *request == MPI_REQUEST_NULL) return;
-  program_requests().add(*request, std::move(r.spans), r.unknown, persistent);
-  r.spans = {};
+  program_requests().add(*request, r.spans, r.unknown, persistent);
 }
 
 }  // namespace overlap::intercept

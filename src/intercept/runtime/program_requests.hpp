@@ -9,15 +9,18 @@
 // into a buffer their own pending send still reads (strictly erroneous); without this the
 // protection made MPI fault and the job abort. docs/overlap-run.md, "Memory the program's
 // requests hold".
+//
+// Every nonblocking call and every completion passes through here, so the table is flat
+// (open addressing, the spans of a request inline) behind a spin lock held for a few
+// dozen instructions: no allocation per request.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <optional>
-#include <unordered_map>
+#include <span>
 #include <vector>
 
 #include "intercept/runtime/footprint.hpp"
@@ -33,6 +36,30 @@ class ProgramRequests {
     MPI_Request request = MPI_REQUEST_NULL;
     std::uint64_t serial = 0;
   };
+  // A fixed number of them inline, as a completion call lists them (no allocation for the
+  // usual few; nested calls, e.g. from an error handler, each have their own).
+  class SeenList {
+   public:
+    void clear() { n_ = 0, more_.clear(); }
+    void push(const Seen& s) {
+      if (n_ < kInline)
+        inline_[n_++] = s;
+      else
+        more_.push_back(s);
+    }
+    bool empty() const { return n_ == 0; }
+    template <class F>
+    void for_each(F f) const {
+      for (int i = 0; i < n_; ++i) f(inline_[i]);
+      for (const Seen& s : more_) f(s);
+    }
+
+   private:
+    static constexpr int kInline = 8;
+    Seen inline_[kInline];
+    int n_ = 0;
+    std::vector<Seen> more_;
+  };
   // A partitioned send's buffer: partition p is `count` elements of a type with these
   // extents at buf + p * count * extent.
   struct Partitions {
@@ -41,11 +68,14 @@ class ProgramRequests {
     TypeExtent type;
   };
 
+  ProgramRequests();
+
   // `request` (just returned by MPI) holds `spans`: from now on until it completes, or,
   // when `persistent`, while it is active. `unknown`: its memory cannot be told from the
-  // call's arguments; while it holds memory no page may be protected.
-  void add(MPI_Request request, std::vector<Span> spans, bool unknown, bool persistent);
-  // A partitioned send: while active it holds the partitions readied so far.
+  // call's arguments; while it holds memory no page may be protected. A request that holds
+  // nothing replaces what an earlier request with this handle left.
+  void add(MPI_Request request, std::span<const Span> spans, bool unknown, bool persistent);
+  // A partitioned send: while active it holds the partitions readied so far (their hull).
   void add_partitioned_send(MPI_Request request, const Partitions& partitions);
   // MPI_Start(all) started it: it holds its memory (a partitioned send: nothing yet).
   void started(MPI_Request request);
@@ -53,55 +83,78 @@ class ProgramRequests {
   void readied(MPI_Request request, std::int64_t first, std::int64_t last);
 
   // The tracked requests among requests[0, n), before a call that may complete them.
-  void seen(int n, const MPI_Request* requests, std::vector<Seen>& out) const;
+  void seen(int n, const MPI_Request* requests, SeenList& out) const;
   // After that call: a request MPI freed (its handle is MPI_REQUEST_NULL now) is forgotten;
   // a persistent one the call completed (`done(index)`) holds nothing until started again.
   template <class Done>
-  void after_completion(const std::vector<Seen>& seen, const MPI_Request* requests, Done done) {
-    for (const Seen& s : seen) {
+  void after_completion(const SeenList& seen, const MPI_Request* requests, Done done) {
+    seen.for_each([&](const Seen& s) {
       if (requests[s.index] == MPI_REQUEST_NULL)
         forget(s.request, s.serial);
       else if (done(s.index))
         completed(s.request, s.serial);
-    }
+    });
   }
-  // The request is gone (freed, or completed in the engine after the program freed it).
-  void forget(MPI_Request request, std::uint64_t serial);
+  // The serial of a tracked request (nullopt: not tracked), taken before MPI_Request_free.
+  std::optional<std::uint64_t> serial_of(MPI_Request request) const;
+  // After MPI_Request_free: a request that holds nothing is forgotten; an active one keeps
+  // its memory (MPI completes it later, when the program cannot know) until MPI gives its
+  // handle to another request.
+  void freed(MPI_Request request, std::uint64_t serial);
   // Whether the program's requests hold any byte of [lo, hi): any request when
   // `writers_only` is false, else only those MPI may write into.
   bool holds(std::uintptr_t lo, std::uintptr_t hi, bool writers_only) const;
-  // The request's serial, and whether it is persistent; nullopt when it is not tracked.
-  std::optional<bool> persistent(MPI_Request request, std::uint64_t& serial) const;
   bool any() const { return live_.load(std::memory_order_acquire) > 0; }
 
  private:
+  static constexpr int kInlineSpans = 2;
   struct Entry {
-    std::vector<Span> spans;  // what it holds while active
-    std::vector<Span> held;   // what it holds now
-    bool unknown = false;
-    bool persistent = false;
-    bool active = false;
-    std::optional<Partitions> partitions;
+    MPI_Request request = MPI_REQUEST_NULL;  // empty slot: MPI_REQUEST_NULL
     std::uint64_t serial = 0;
+    bool unknown = false, persistent = false, active = false, partitioned = false;
+    std::uint8_t inline_spans = 0;
+    Span spans[kInlineSpans];  // what it holds while active
+    std::vector<Span> more;    // beyond those (v and w collectives)
+    Span readied;              // a partitioned send: the hull of the readied partitions
+    Partitions partitions;
   };
+  void insert(Entry entry);          // lock held
+  Entry* find(MPI_Request request);  // lock held
+  const Entry* find(MPI_Request request) const;
+  void erase(Entry* e);  // lock held
+  void set_active(Entry& e, bool active);
   void completed(MPI_Request request, std::uint64_t serial);
-  void insert(MPI_Request request, Entry entry);  // mu_ held
-  void set_active(Entry& e, bool active);         // mu_ held
-  mutable std::mutex mu_;
-  std::unordered_map<MPI_Request, Entry> map_;
-  int unknown_active_ = 0;  // active entries whose memory is unknown, under mu_
+  void forget(MPI_Request request, std::uint64_t serial);
+  void resize(std::size_t capacity);  // lock held
+  std::size_t slot_of(MPI_Request request) const;
+  // The table's spin lock, held for a few dozen instructions and no system call.
+  class Guard {
+   public:
+    explicit Guard(const ProgramRequests& t);
+    ~Guard() { t_.lock_.clear(std::memory_order_release); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    const ProgramRequests& t_;
+  };
+
+  mutable std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
+  std::vector<Entry> slots_;
+  std::size_t size_ = 0;
+  int unknown_active_ = 0;
   std::uint64_t next_serial_ = 1;
   std::atomic<int> live_{0};
 };
 
 ProgramRequests& program_requests();
 
-// While the calling thread is inside an interposed call that returns a request (kinds
-// FENCE_REQ and EXPOSE_REQ of mpi_functions.def), the fence's footprint is kept for it.
+// While the calling thread records the footprint of an interposed call that returned a
+// request (kinds FENCE_REQ and EXPOSE_REQ of mpi_functions.def, after MPI accepted it).
 void begin_request_footprint();
 // The footprint kept, recorded under *request when the call succeeded.
 void end_request_footprint(int rc, const MPI_Request* request, bool persistent);
-// Whether this thread keeps a footprint now, and where it goes (fence_calls.cpp).
+// Whether this thread records a footprint now, and where it goes (fence_calls.cpp).
 struct FootprintRecord {
   bool on = false;
   bool unknown = false;

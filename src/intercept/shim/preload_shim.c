@@ -444,22 +444,24 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
   c->expose();                 \
   BEFORE_FENCE(c, name)
 
-/* A *_REQ entry returns a request that holds the call's buffers beyond its return: the
- * footprint is taken whether or not transfers are in flight, and recorded under the
- * request after MPI's function returned (runtime/program_requests.hpp). */
-#define BEFORE_FENCE_REQ(c, name) \
-  c->request_begin();             \
-  OVX_FOOTPRINT_##name(c)
-#define BEFORE_EXPOSE_REQ(c, name) \
-  c->expose();                     \
-  BEFORE_FENCE_REQ(c, name)
+/* A *_REQ entry returns a request that holds the call's buffers beyond its return: once
+ * MPI accepted the call (its arguments are valid then), the footprint is taken again and
+ * recorded under the request (runtime/program_requests.hpp). */
+#define BEFORE_FENCE_REQ(c, name) BEFORE_FENCE(c, name)
+#define BEFORE_EXPOSE_REQ(c, name) BEFORE_EXPOSE(c, name)
 #define AFTER_CORE(c, name) (void)0
 #define AFTER_STRAIGHT(c, name) (void)0
 #define AFTER_POLL(c, name) (void)0
 #define AFTER_FENCE(c, name) (void)0
 #define AFTER_EXPOSE(c, name) (void)0
-#define AFTER_FENCE_REQ(c, name) c->request_end(rc, (const MPI_Request*)request, 0)
-#define AFTER_EXPOSE_REQ(c, name) c->request_end(rc, (const MPI_Request*)request, 1)
+#define AFTER_REQ(c, name, persistent)                            \
+  if (rc == MPI_SUCCESS) {                                       \
+    c->request_begin();                                          \
+    OVX_FOOTPRINT_##name(c);                                     \
+    c->request_end(rc, (const MPI_Request*)request, persistent); \
+  }
+#define AFTER_FENCE_REQ(c, name) AFTER_REQ(c, name, 0)
+#define AFTER_EXPOSE_REQ(c, name) AFTER_REQ(c, name, 1)
 
 /* The function that serves the call when the shim decides it itself, by kind (NULL: the
  * core decides): only STRAIGHT entries may. */
