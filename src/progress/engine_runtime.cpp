@@ -41,6 +41,9 @@ struct Runtime {
 };
 
 std::atomic<bool> forked{false};
+// An interposition library (overlap-run) uses the engine: its own report says how
+// transfers progressed, and the program's output stays its own.
+std::atomic<bool> quiet_rescue{false};
 
 // Never destroyed (see the header): no static destructor stops a thread, and a request
 // completing during static destruction still finds the engine.
@@ -161,6 +164,7 @@ std::string thread_level_error(const EngineConfig& config) {
 }
 
 void note_rescue() {
+  if (quiet_rescue.load(std::memory_order_relaxed)) return;
   std::fprintf(stderr,
                "liboverlap: 'caller' policy: nothing progressed liboverlap's collectives for a "
                "while although some were in flight (MPICH calls liboverlap only from "
@@ -329,5 +333,7 @@ std::string progress_mechanism() {
 }
 
 bool in_forked_child() { return forked.load(); }
+
+void quiet_rescue_note() { quiet_rescue.store(true, std::memory_order_relaxed); }
 
 }  // namespace overlap::progress

@@ -75,5 +75,8 @@ void before_mpi_finalize();
 std::string progress_mechanism();
 // True in a child process created by fork() after liboverlap was used.
 bool in_forked_child();
+// The 'caller' policy's note on stderr when MPICH's rescue thread first steps in is not
+// printed (an interposition library acquired the engine and reports itself).
+void quiet_rescue_note();
 
 }  // namespace overlap::progress

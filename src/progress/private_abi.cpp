@@ -52,6 +52,7 @@ int ovx_private_acquire(int policy, char* error, size_t error_size) {
     return make_error_code(ErrorKind::argument, e);
   }
   safe_point();
+  quiet_rescue_note();
   const EngineUse use = acquire_engine(requested);
   if (use.engine == nullptr) {
     copy_error(use.error, error, error_size);

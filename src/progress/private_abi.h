@@ -22,7 +22,9 @@ int ovx_private_abi_version(void);
 
 /* Starts the engine or joins it, like OVX_Init: `policy` is an OVX_Progress value
  * (0 = OVERLAP_PROGRESS, else shared). Returns MPI_SUCCESS, or an MPI error code with one
- * line in `error` (when not NULL, truncated to `error_size`). Each success is one use. */
+ * line in `error` (when not NULL, truncated to `error_size`). Each success is one use.
+ * From then on the 'caller' policy's note on stderr about MPICH's rescue thread is not
+ * printed: the interposition library reports how transfers progressed. */
 int ovx_private_acquire(int policy, char* error, size_t error_size);
 /* Ends one use (the engine stops once it has no user and nothing in flight). */
 void ovx_private_release(void);
