@@ -10,6 +10,7 @@
 #include <string>
 
 #include "overlap/overlap.h"
+#include "partitioned/intercept_abi.h"
 #include "partitioned/partitioned_request.hpp"
 #include "progress/datatype_layout.hpp"
 #include "progress/engine_runtime.hpp"
@@ -123,29 +124,33 @@ std::string check_args(const void* buf, int partitions, MPI_Count count, MPI_Dat
   return "";
 }
 
+// `comm` carries the messages; `errors` is whose error handler the request's errors go to
+// (the same for the OVX_ calls; overlap-run's routing passes the program's communicator
+// there and a duplicate of its own for the messages).
 int init(const char* fn, Side side, const void* buf, int partitions, MPI_Count count,
-         MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Info info,
+         MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Comm errors, MPI_Info info,
          OVX_Prequest* request) {
   if (progress::in_forked_child()) return refuse_in_child(fn);
   progress::safe_point();
   if (comm == MPI_COMM_NULL)
-    return fail(fn, comm, ErrorKind::communicator, "communicator is MPI_COMM_NULL");
-  if (request == nullptr) return fail(fn, comm, ErrorKind::argument, "request is NULL");
+    return fail(fn, errors, ErrorKind::communicator, "communicator is MPI_COMM_NULL");
+  if (request == nullptr) return fail(fn, errors, ErrorKind::argument, "request is NULL");
   *request = OVX_PREQUEST_NULL;
   RequestArgs a;
   if (std::string why = check_args(buf, partitions, count, type, peer, tag, comm, info, side, a);
       !why.empty())
-    return fail(fn, comm, ErrorKind::argument, why);
+    return fail(fn, errors, ErrorKind::argument, why);
+  a.error_comm = errors;
   const progress::EngineUse use = progress::acquire_engine(std::nullopt);
   if (use.engine == nullptr) {
     if (a.packed_type != MPI_DATATYPE_NULL) PMPI_Type_free(&a.packed_type);
-    return fail(fn, comm, ErrorKind::state, use.error);
+    return fail(fn, errors, ErrorKind::state, use.error);
   }
   std::string error;
   auto impl = PartitionedRequest::create(a, *use.engine, error);
   if (!impl) {
     progress::release_engine();
-    return fail(fn, comm, ErrorKind::argument, error);
+    return fail(fn, errors, ErrorKind::argument, error);
   }
   *request = new OVX_Prequest_s{std::move(impl)};
   return MPI_SUCCESS;
@@ -161,14 +166,14 @@ extern "C" {
 
 int OVX_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                    int dest, int tag, MPI_Comm comm, MPI_Info info, OVX_Prequest* request) {
-  return init("OVX_Psend_init", Side::send, buf, partitions, count, datatype, dest, tag, comm, info,
-              request);
+  return init("OVX_Psend_init", Side::send, buf, partitions, count, datatype, dest, tag, comm, comm,
+              info, request);
 }
 
 int OVX_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Info info, OVX_Prequest* request) {
   return init("OVX_Precv_init", Side::recv, buf, partitions, count, datatype, source, tag, comm,
-              info, request);
+              comm, info, request);
 }
 
 int OVX_Start(OVX_Prequest request, MPI_Request* epoch) {
@@ -176,10 +181,11 @@ int OVX_Start(OVX_Prequest request, MPI_Request* epoch) {
   progress::safe_point();
   if (request == OVX_PREQUEST_NULL) return refuse_null("OVX_Start");
   PartitionedRequest& r = *request->impl;
-  if (epoch == nullptr) return fail("OVX_Start", r.comm(), ErrorKind::argument, "epoch is NULL");
+  if (epoch == nullptr)
+    return fail("OVX_Start", r.error_comm(), ErrorKind::argument, "epoch is NULL");
   // A refused start leaves *epoch alone: it may be the active epoch's request.
   if (std::string why = r.start(epoch); !why.empty())
-    return fail("OVX_Start", r.comm(), ErrorKind::request, why);
+    return fail("OVX_Start", r.error_comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -198,7 +204,7 @@ int OVX_Startall(int count, OVX_Prequest requests[], MPI_Request epochs[]) {
 int OVX_Pready(int partition, OVX_Prequest request) {
   if (request == OVX_PREQUEST_NULL) return refuse_null("OVX_Pready");
   if (std::string why = request->impl->pready(partition); !why.empty())
-    return fail("OVX_Pready", request->impl->comm(), ErrorKind::request, why);
+    return fail("OVX_Pready", request->impl->error_comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -206,13 +212,13 @@ int OVX_Pready_range(int partition_low, int partition_high, OVX_Prequest request
   if (request == OVX_PREQUEST_NULL) return refuse_null("OVX_Pready_range");
   PartitionedRequest& r = *request->impl;
   if (partition_low > partition_high || partition_low < 0 || partition_high >= r.partitions())
-    return fail("OVX_Pready_range", r.comm(), ErrorKind::argument,
+    return fail("OVX_Pready_range", r.error_comm(), ErrorKind::argument,
                 "partition_low=" + std::to_string(partition_low) +
                     ", partition_high=" + std::to_string(partition_high) +
                     " is not a range of partitions (allowed: 0 <= low <= high <= " +
                     std::to_string(r.partitions() - 1) + ")");
   if (std::string why = r.pready_range(partition_low, partition_high); !why.empty())
-    return fail("OVX_Pready_range", r.comm(), ErrorKind::request, why);
+    return fail("OVX_Pready_range", r.error_comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -220,12 +226,12 @@ int OVX_Pready_list(int length, const int partitions[], OVX_Prequest request) {
   if (request == OVX_PREQUEST_NULL) return refuse_null("OVX_Pready_list");
   PartitionedRequest& r = *request->impl;
   if (length < 0 || (length > 0 && partitions == nullptr))
-    return fail("OVX_Pready_list", r.comm(), ErrorKind::argument,
+    return fail("OVX_Pready_list", r.error_comm(), ErrorKind::argument,
                 "length=" + std::to_string(length) + " with partitions " +
                     (partitions == nullptr ? "NULL" : "given") + " is not a list");
   const std::span<const int> list(partitions, static_cast<std::size_t>(length));
   if (std::string why = r.pready_list(list); !why.empty())
-    return fail("OVX_Pready_list", r.comm(), ErrorKind::request, why);
+    return fail("OVX_Pready_list", r.error_comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -234,9 +240,9 @@ int OVX_Parrived(OVX_Prequest request, int partition, int* flag) {
   if (request == OVX_PREQUEST_NULL) return refuse_null("OVX_Parrived");
   PartitionedRequest& r = *request->impl;
   if (std::string why = r.handshake_error(); !why.empty())
-    return fail("OVX_Parrived", r.comm(), ErrorKind::argument, why);
+    return fail("OVX_Parrived", r.error_comm(), ErrorKind::argument, why);
   if (std::string why = r.parrived(partition, flag); !why.empty())
-    return fail("OVX_Parrived", r.comm(), ErrorKind::request, why);
+    return fail("OVX_Parrived", r.error_comm(), ErrorKind::request, why);
   return MPI_SUCCESS;
 }
 
@@ -245,12 +251,19 @@ int OVX_Prequest_free(OVX_Prequest* request) {
   progress::safe_point();
   if (request == nullptr || *request == OVX_PREQUEST_NULL) return refuse_null("OVX_Prequest_free");
   if (std::string why = (*request)->impl->check_free(); !why.empty())
-    return fail("OVX_Prequest_free", (*request)->impl->comm(), ErrorKind::request, why);
+    return fail("OVX_Prequest_free", (*request)->impl->error_comm(), ErrorKind::request, why);
   // Messages still in flight (the handshake) keep the request alive in the engine.
   delete *request;
   *request = OVX_PREQUEST_NULL;
   progress::release_engine();
   return MPI_SUCCESS;
+}
+
+int ovx_private_partitioned_init(int send, void* buf, int partitions, MPI_Count count,
+                                 MPI_Datatype datatype, int peer, int tag, MPI_Comm wire,
+                                 MPI_Comm errors, MPI_Info info, OVX_Prequest* request) {
+  return init(send != 0 ? "OVX_Psend_init" : "OVX_Precv_init", send != 0 ? Side::send : Side::recv,
+              buf, partitions, count, datatype, peer, tag, wire, errors, info, request);
 }
 
 }  // extern "C"

@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "overlap/overlap.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,14 @@ int ovx_private_partitioned_error(const char* fn, MPI_Comm comm, const char* why
  * MPI's own partitioned communication; their datatypes may differ freely (the layer packs
  * what is not contiguous). */
 int ovx_private_partitioned_routable(int tag, MPI_Comm comm);
+
+/* OVX_Psend_init (send != 0) or OVX_Precv_init whose messages go on `wire` (the
+ * interposition library's own duplicate of the program's communicator, so that no message
+ * of the layer meets the program's own point-to-point) and whose errors go to the handler
+ * of `errors` (the program's communicator). Ranks are those of both. */
+int ovx_private_partitioned_init(int send, void* buf, int partitions, MPI_Count count,
+                                 MPI_Datatype datatype, int peer, int tag, MPI_Comm wire,
+                                 MPI_Comm errors, MPI_Info info, OVX_Prequest* request);
 
 #ifdef __cplusplus
 }

@@ -55,8 +55,9 @@ struct RequestArgs {
   std::uint64_t partition_bytes = 0;
   int peer = MPI_PROC_NULL;
   int tag = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  AggregationPolicy aggregation;  // sender only
+  MPI_Comm comm = MPI_COMM_NULL;        // the messages go on it
+  MPI_Comm error_comm = MPI_COMM_NULL;  // errors go to its handler (the caller's communicator)
+  AggregationPolicy aggregation;        // sender only
   // Nobody chose the aggregation (neither MPI_Info nor the environment): where one message
   // per partition would need more tags than the layer has, partitions are grouped.
   bool aggregation_default = false;
@@ -85,7 +86,8 @@ class PartitionedRequest : public std::enable_shared_from_this<PartitionedReques
   std::string check_free() const;
 
   Side side() const { return args_.side; }
-  MPI_Comm comm() const { return args_.comm; }
+  // Whose error handler the request's errors go to.
+  MPI_Comm error_comm() const { return args_.error_comm; }
   const RequestArgs& args() const { return args_; }
   int partitions() const { return static_cast<int>(args_.partitions); }
   // Error text from the handshake (receiver), for the next entry point to report.

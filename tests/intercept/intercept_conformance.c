@@ -169,7 +169,8 @@ static void exchange_owned(int variant, int peer, MPI_Comm pair, struct buffer* 
       free(copy);
     }
   }
-  if (variant != FREED) MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+  MPI_Status statuses[MAX_BUFS];
+  if (variant != FREED) MPI_Waitall(k, req, statuses);
   if (variant == PERSISTENT) {
     for (int j = 0; j < k; j++) MPI_Request_free(&req[j]);
   }
@@ -288,7 +289,8 @@ static void expected_buffer(void* out, int count, MPI_Datatype t, const int* val
   MPI_Request r[2];
   MPI_Irecv(out, count, t, 0, 1, MPI_COMM_SELF, &r[0]);
   MPI_Isend(values, n, MPI_INT, 0, 1, MPI_COMM_SELF, &r[1]);
-  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Status statuses[2];
+  MPI_Waitall(2, r, statuses);
 }
 
 static int error_class(int rc) {

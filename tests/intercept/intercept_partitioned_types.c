@@ -1,14 +1,15 @@
 /* MPI-4 partitioned communication with derived datatypes, as MPI runs it (MPICH): each side
  * of a pair draws its own datatype (contiguous, vectors with holes, a resized type whose
  * size equals its true extent but whose extent is larger, a typemap out of memory order)
- * and its own partition count, on communicators whose error handler aborts or returns
- * errors, with tags below and above the part of the tag space liboverlap's partitioned
- * layer keeps for itself, and sometimes more partitions than the layer has message tags.
+ * and its own partition count, on MPI_COMM_WORLD (whose error handler aborts or returns
+ * errors) or a duplicate, with tags below and above the part of the tag space liboverlap's
+ * partitioned layer keeps for itself, and sometimes more partitions than the layer has
+ * message tags.
  * Run plain and under overlap-run (check_partitioned.py types): the same data, every byte
  * (the elements and the holes between them) as MPI alone leaves it.
  *   intercept-partitioned-types SEED CASES
- * Rank 0 sends, rank 1 receives. Prints "rank R routable N" (the cases whose tag the layer
- * takes: both sides then use it) and "rank R digest HEX". */
+ * Rank 0 sends, rank 1 receives. Prints "rank R routable N" (the cases overlap-run routes:
+ * on MPI_COMM_WORLD, with a tag the layer takes) and "rank R digest HEX". */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdint.h>
@@ -71,10 +72,11 @@ static void mpi_reference(void* out, long long elements, MPI_Datatype t, const i
   MPI_Request r[2];
   MPI_Irecv(out, (int)elements, t, 0, 1, MPI_COMM_SELF, &r[0]);
   MPI_Isend(values, (int)n, MPI_INT, 0, 1, MPI_COMM_SELF, &r[1]);
-  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Status statuses[2];
+  MPI_Waitall(2, r, statuses);
 }
 
-static void one_case(uint64_t* rnd, int c, MPI_Comm fatal_comm, MPI_Comm returns, int* routable) {
+static void one_case(uint64_t* rnd, int c, MPI_Comm dup, int* routable) {
   int sints, rints;
   const int sshape = (int)(next_random(rnd) % NSHAPES), rshape = (int)(next_random(rnd) % NSHAPES);
   MPI_Datatype st = shape_type(sshape, &sints), rt = shape_type(rshape, &rints);
@@ -86,9 +88,14 @@ static void one_case(uint64_t* rnd, int c, MPI_Comm fatal_comm, MPI_Comm returns
   const long long total = unit * (1 + (long long)(next_random(rnd) % (many ? 1 : 64)));
   const int high_tag = next_random(rnd) % 6 == 0;
   const int tag = high_tag ? (1 << 20) + 7 + c : 11 + c;
-  MPI_Comm comm = next_random(rnd) % 2 ? returns : fatal_comm;
+  /* overlap-run routes requests on MPI_COMM_WORLD whose tag its layer takes; its handler
+   * aborts or returns errors. */
+  const int on_dup = next_random(rnd) % 4 == 0;
+  MPI_Comm comm = on_dup ? dup : MPI_COMM_WORLD;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD,
+                          next_random(rnd) % 2 ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL);
   const int epochs = 1 + (int)(next_random(rnd) % 2);
-  if (!high_tag) ++*routable;
+  if (!high_tag && !on_dup) ++*routable;
   if (rank == 0)
     printf("case %d: %d x %lld elements of shape %d -> %d x %lld of shape %d, %lld ints, tag %d\n",
            c, sp, total / sints / sp, sshape, rp, total / rints / rp, rshape, total, tag);
@@ -155,13 +162,13 @@ int main(int argc, char** argv) {
   if (size != 2) fail("needs 2 ranks", size, 2);
   const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
   const int cases = argc > 2 ? atoi(argv[2]) : 20;
-  MPI_Comm returns;
-  MPI_Comm_dup(MPI_COMM_WORLD, &returns);
-  MPI_Comm_set_errhandler(returns, MPI_ERRORS_RETURN);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   uint64_t rnd = seed | 1;
   int routable = 0;
-  for (int c = 0; c < cases; c++) one_case(&rnd, c, MPI_COMM_WORLD, returns, &routable);
-  MPI_Comm_free(&returns);
+  for (int c = 0; c < cases; c++) one_case(&rnd, c, dup, &routable);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_free(&dup);
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d routable %d\n", rank, routable);
   printf("rank %d digest %016llx\n", rank, (unsigned long long)digest);

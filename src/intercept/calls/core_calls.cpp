@@ -475,6 +475,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   install_fault_handler();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
   rt.active = true;
+  start_partitioned_routes();
   open_straight_path(rt);
   return MPI_SUCCESS;
 }
@@ -487,6 +488,7 @@ int core_finalize() {
     reap();
     write_run_report(rt);
     rt.progress.reset();  // our use of the engine ends
+    stop_partitioned_routes();
     rt.active = false;
   }
   ProgressDriver::before_mpi_finalize();

@@ -30,6 +30,8 @@ std::uint64_t partitioned_routed() { return routed_total.load(std::memory_order_
 namespace overlap::intercept {
 bool partitioned_routing_compiled() { return false; }
 void add_partitioned_routes(ovx_core&) {}
+void start_partitioned_routes() {}
+void stop_partitioned_routes() {}
 }  // namespace overlap::intercept
 
 #else
@@ -121,12 +123,21 @@ void progress_pass() {
   if (table_poll != nullptr) table_poll();
 }
 
+// The layer's messages go on a duplicate of MPI_COMM_WORLD made at MPI_Init, never on the
+// program's own communicator: there the program's point-to-point (a receive with
+// MPI_ANY_TAG from the partitioned peer, its own tags in the layer's part of the tag
+// space) would meet them. Only requests on MPI_COMM_WORLD are routed: a duplicate per
+// communicator would have to be made when the program makes each one (collectively), and
+// MPICH's context ids, of which each communicator takes one, would run out at half the
+// communicators a program may have without overlap-run.
+MPI_Comm wire_world = MPI_COMM_NULL;
+
 // Whether this request goes to the layer: decided from what both sides of the pair know
-// alike (the tag and the communicator), never from a side's own datatype or buffer.
+// alike (the communicator, the tag), never from a side's own datatype or buffer.
 bool routing_on(int tag, MPI_Comm comm) {
   const Runtime& rt = runtime();
-  return rt.active && rt.settings.partitioned_overlap &&
-         ovx_private_partitioned_routable(tag, comm) != 0;
+  return rt.active && rt.settings.partitioned_overlap && wire_world != MPI_COMM_NULL &&
+         comm == MPI_COMM_WORLD && ovx_private_partitioned_routable(tag, wire_world) != 0;
 }
 
 int refuse(const char* fn, MPI_Comm comm, const std::string& why) {
@@ -180,7 +191,8 @@ int core_psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
     return held_send(rc, request, buf, count, type);
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
-  const int rc = OVX_Psend_init(buf, partitions, count, type, dest, tag, comm, info, &r);
+  const int rc = ovx_private_partitioned_init(1, const_cast<void*>(buf), partitions, count, type,
+                                              dest, tag, wire_world, comm, info, &r);
   if (rc != MPI_SUCCESS) return rc;
   const Span data = typed_bytes(buf, static_cast<std::int64_t>(partitions) * count, type, false);
   return held_send(publish(r, comm, data, request), request, buf, count, type);
@@ -195,7 +207,8 @@ int core_precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype typ
                 request, buf, partitions, count, type);
   }
   OVX_Prequest r = OVX_PREQUEST_NULL;
-  const int rc = OVX_Precv_init(buf, partitions, count, type, source, tag, comm, info, &r);
+  const int rc = ovx_private_partitioned_init(0, buf, partitions, count, type, source, tag,
+                                              wire_world, comm, info, &r);
   return rc != MPI_SUCCESS
              ? rc
              : held(publish(r, comm, Span{}, request), request, buf, partitions, count, type);
@@ -378,6 +391,16 @@ int core_cancel(MPI_Request* request) {
 }  // namespace
 
 bool partitioned_routing_compiled() { return true; }
+
+void start_partitioned_routes() {
+  const Runtime& rt = runtime();
+  if (rt.active && rt.settings.partitioned_overlap && wire_world == MPI_COMM_NULL)
+    PMPI_Comm_dup(MPI_COMM_WORLD, &wire_world);
+}
+
+void stop_partitioned_routes() {
+  if (wire_world != MPI_COMM_NULL) PMPI_Comm_free(&wire_world);
+}
 
 void add_partitioned_routes(ovx_core& t) {
   table_fence = t.fence;

@@ -18,6 +18,11 @@ namespace overlap::intercept {
 // set where MPI has no partitioned API.
 void add_partitioned_routes(ovx_core& table);
 
+// At MPI_Init, once interception is active: the duplicate of MPI_COMM_WORLD the layer's
+// messages go on (collective over MPI_COMM_WORLD). At MPI_Finalize: freed.
+void start_partitioned_routes();
+void stop_partitioned_routes();
+
 // Whether this build routes at all (MPI's header has the partitioned API).
 bool partitioned_routing_compiled();
 // Partitioned requests routed in this process so far (for the report).
