@@ -50,8 +50,13 @@ void learn_named_type_sizes(ovx_straight& table) {
   for (MPI_Datatype type : named) {
     if (type == MPI_DATATYPE_NULL) continue;
     int size = 0;
-    if (PMPI_Type_size(type, &size) == MPI_SUCCESS && size >= 0)
-      ovx_type_size_add(&table, type, size);
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) continue;
+    // Pair types (MPI_DOUBLE_INT, MPI_SHORT_INT) have padding: their extent exceeds their size.
+    const bool dense = PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
+                       PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
+                       lb == 0 && true_lb == 0 && extent == size && true_extent == size;
+    ovx_type_size_add(&table, type, size, dense ? 1 : 0);
   }
 }
 

@@ -22,6 +22,17 @@ namespace {
 // The buffer of a nonblocking call: deferred transfers on it complete first (a receive
 // buffer conflicts with everything on its pages, a send buffer with no-access pages), and
 // from its return the request holds it.
+// The bytes of (buf, count, type): for a predefined type without padding straight from
+// the table learnt at MPI_Init (straight_path.h), else from MPI's extents.
+Span buffer_span(const void* buf, int count, MPI_Datatype type, bool write) {
+  const int size = ovx_type_dense_size_of(runtime().shim->straight, type);
+  if (size < 0) return typed_bytes(buf, count, type, write);
+  if (count <= 0 || size == 0 || buf == MPI_IN_PLACE) return Span{};
+  const auto lo = reinterpret_cast<std::uintptr_t>(buf);
+  return Span{lo, lo + static_cast<std::uintptr_t>(count) * static_cast<std::uintptr_t>(size),
+              write};
+}
+
 // The type is asked about only where MPI accepted the call or transfers are in flight: a
 // query of a type MPI refuses would raise the error outside the program's call.
 template <class Post>
@@ -31,10 +42,10 @@ int held_buffer_call(const void* buf, int count, MPI_Datatype type, bool write,
   if (!rt.active) return post();
   begin_call();
   if (__atomic_load_n(rt.shim->active, __ATOMIC_ACQUIRE) > 0)
-    settle_span(typed_bytes(buf, count, type, write));
+    settle_span(buffer_span(buf, count, type, write));
   const int rc = post();
   if (rc == MPI_SUCCESS && request != nullptr) {
-    const Span span = typed_bytes(buf, count, type, write);
+    const Span span = buffer_span(buf, count, type, write);
     program_requests().add(*request, {&span, 1}, false, false);
   }
   return rc;

@@ -59,7 +59,18 @@ void ProgramRequests::resize(std::size_t capacity) {
   }
 }
 
-void ProgramRequests::insert(Entry entry) {
+ProgramRequests::Extra* ProgramRequests::extra_of(const Entry& e) {
+  if (!e.extra) return nullptr;
+  for (Extra& x : extras_)
+    if (x.request == e.request && x.serial == e.serial) return &x;
+  return nullptr;
+}
+
+const ProgramRequests::Extra* ProgramRequests::extra_of(const Entry& e) const {
+  return const_cast<ProgramRequests*>(this)->extra_of(e);
+}
+
+void ProgramRequests::insert(Entry entry, Extra* extra) {
   if (Entry* old = find(entry.request)) erase(old);  // a handle MPI gave another request
   if (2 * (size_ + 1) > slots_.size()) resize(2 * slots_.size());
   std::size_t i = slot_of(entry.request);
@@ -67,7 +78,13 @@ void ProgramRequests::insert(Entry entry) {
   entry.serial = next_serial_++;
   const bool active = entry.active;
   entry.active = false;
-  slots_[i] = std::move(entry);
+  entry.extra = extra != nullptr;
+  slots_[i] = entry;
+  if (extra != nullptr) {
+    extra->request = entry.request;
+    extra->serial = entry.serial;
+    extras_.push_back(std::move(*extra));
+  }
   set_active(slots_[i], active);
   ++size_;
   live_.store(static_cast<int>(size_), std::memory_order_release);
@@ -76,6 +93,10 @@ void ProgramRequests::insert(Entry entry) {
 // Backward-shift deletion: the probe sequences of the entries after it stay unbroken.
 void ProgramRequests::erase(Entry* e) {
   set_active(*e, false);
+  if (e->extra) {
+    std::erase_if(extras_,
+                  [&](const Extra& x) { return x.request == e->request && x.serial == e->serial; });
+  }
   std::size_t hole = static_cast<std::size_t>(e - slots_.data());
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = (hole + 1) & mask; slots_[i].request != MPI_REQUEST_NULL;
@@ -83,7 +104,7 @@ void ProgramRequests::erase(Entry* e) {
     const std::size_t home = slot_of(slots_[i].request);
     // Move it back when its home is not within (hole, i] cyclically.
     if (((i - home) & mask) >= ((i - hole) & mask)) {
-      slots_[hole] = std::move(slots_[i]);
+      slots_[hole] = slots_[i];
       hole = i;
     }
   }
@@ -97,7 +118,7 @@ void ProgramRequests::set_active(Entry& e, bool active) {
   if (e.active == active) return;
   e.active = active;
   if (e.unknown) unknown_active_ += active ? 1 : -1;
-  e.readied = Span{};  // a partitioned send's epoch starts with nothing readied
+  if (Extra* x = extra_of(e)) x->readied = Span{};  // an epoch starts with nothing readied
 }
 
 void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool unknown,
@@ -108,19 +129,30 @@ void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool
   e.unknown = unknown;
   e.persistent = persistent;
   e.active = !persistent;  // a persistent request holds nothing before MPI_Start
-  for (const Span& s : spans) {
-    if (s.lo >= s.hi) continue;
-    if (e.inline_spans < kInlineSpans)
-      e.spans[e.inline_spans++] = s;
-    else
-      e.more.push_back(s);
+  std::size_t held = 0;
+  for (const Span& sp : spans) {
+    if (sp.lo >= sp.hi) continue;
+    if (held++ == 0) e.span = sp;
   }
-  Guard hold(*this);
-  if (e.inline_spans == 0 && !unknown) {
-    if (Entry* old = find(request)) erase(old);  // holds nothing; what was left goes
+  if (held <= 1) {  // the usual request: one span, nothing to allocate
+    Guard hold(*this);
+    if (held == 0 && !unknown) {
+      if (Entry* old = find(request)) erase(old);  // holds nothing; what was left goes
+      return;
+    }
+    insert(e, nullptr);
     return;
   }
-  insert(std::move(e));
+  Extra extra;  // the spans after the first
+  extra.spans.reserve(held - 1);
+  bool first = true;
+  for (const Span& sp : spans) {
+    if (sp.lo >= sp.hi) continue;
+    if (!first) extra.spans.push_back(sp);
+    first = false;
+  }
+  Guard hold(*this);
+  insert(e, &extra);
 }
 
 void ProgramRequests::add_partitioned_send(MPI_Request request, const Partitions& partitions) {
@@ -128,10 +160,11 @@ void ProgramRequests::add_partitioned_send(MPI_Request request, const Partitions
   Entry e;
   e.request = request;
   e.persistent = true;
-  e.partitioned = true;
-  e.partitions = partitions;
+  Extra extra;
+  extra.partitioned = true;
+  extra.partitions = partitions;
   Guard hold(*this);
-  insert(std::move(e));
+  insert(e, &extra);
 }
 
 void ProgramRequests::started(MPI_Request request) {
@@ -144,17 +177,18 @@ void ProgramRequests::readied(MPI_Request request, std::int64_t first, std::int6
   if (!any() || first > last) return;
   Guard hold(*this);
   Entry* e = find(request);
-  if (e == nullptr || !e->partitioned || !e->active) return;
-  const Partitions& p = e->partitions;
+  Extra* x = e != nullptr && e->active ? extra_of(*e) : nullptr;
+  if (x == nullptr || !x->partitioned) return;
+  const Partitions& p = x->partitions;
   // Partitions first..last are one run of elements; the hold is the hull of all readied.
   const auto base = p.buf + static_cast<std::uintptr_t>(first * p.count * p.type.extent);
-  const Span s = typed_span(base, (last - first + 1) * p.count, p.type, false);
-  if (s.lo >= s.hi) return;
-  if (e->readied.lo >= e->readied.hi) {
-    e->readied = s;
+  const Span sp = typed_span(base, (last - first + 1) * p.count, p.type, false);
+  if (sp.lo >= sp.hi) return;
+  if (x->readied.lo >= x->readied.hi) {
+    x->readied = sp;
   } else {
-    e->readied.lo = std::min(e->readied.lo, s.lo);
-    e->readied.hi = std::max(e->readied.hi, s.hi);
+    x->readied.lo = std::min(x->readied.lo, sp.lo);
+    x->readied.hi = std::max(x->readied.hi, sp.hi);
   }
 }
 
@@ -166,18 +200,6 @@ void ProgramRequests::seen(int n, const MPI_Request* requests, SeenList& out) co
     if (requests[i] == MPI_REQUEST_NULL) continue;
     if (const Entry* e = find(requests[i])) out.push({i, requests[i], e->serial});
   }
-}
-
-void ProgramRequests::completed(MPI_Request request, std::uint64_t serial) {
-  Guard hold(*this);
-  Entry* e = find(request);
-  if (e != nullptr && e->serial == serial) set_active(*e, false);
-}
-
-void ProgramRequests::forget(MPI_Request request, std::uint64_t serial) {
-  Guard hold(*this);
-  Entry* e = find(request);
-  if (e != nullptr && e->serial == serial) erase(e);
 }
 
 std::optional<std::uint64_t> ProgramRequests::serial_of(MPI_Request request) const {
@@ -199,14 +221,14 @@ bool ProgramRequests::holds(std::uintptr_t lo, std::uintptr_t hi, bool writers_o
   if (unknown_active_ > 0) return true;
   for (const Entry& e : slots_) {
     if (e.request == MPI_REQUEST_NULL || !e.active) continue;
-    if (e.partitioned) {
-      if (overlaps(e.readied, lo, hi, writers_only)) return true;
-      continue;
-    }
-    for (int i = 0; i < e.inline_spans; ++i)
-      if (overlaps(e.spans[i], lo, hi, writers_only)) return true;
-    for (const Span& s : e.more)
-      if (overlaps(s, lo, hi, writers_only)) return true;
+    if (overlaps(e.span, lo, hi, writers_only)) return true;
+  }
+  for (const Extra& x : extras_) {
+    const Entry* e = find(x.request);
+    if (e == nullptr || e->serial != x.serial || !e->active) continue;
+    if (x.partitioned && overlaps(x.readied, lo, hi, writers_only)) return true;
+    for (const Span& sp : x.spans)
+      if (overlaps(sp, lo, hi, writers_only)) return true;
   }
   return false;
 }

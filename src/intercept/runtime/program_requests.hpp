@@ -88,11 +88,14 @@ class ProgramRequests {
   // a persistent one the call completed (`done(index)`) holds nothing until started again.
   template <class Done>
   void after_completion(const SeenList& seen, const MPI_Request* requests, Done done) {
+    Guard hold(*this);  // once for all of them
     seen.for_each([&](const Seen& s) {
+      Entry* e = find(s.request);
+      if (e == nullptr || e->serial != s.serial) return;
       if (requests[s.index] == MPI_REQUEST_NULL)
-        forget(s.request, s.serial);
+        erase(e);
       else if (done(s.index))
-        completed(s.request, s.serial);
+        set_active(*e, false);
     });
   }
   // The serial of a tracked request (nullopt: not tracked), taken before MPI_Request_free.
@@ -107,24 +110,30 @@ class ProgramRequests {
   bool any() const { return live_.load(std::memory_order_acquire) > 0; }
 
  private:
-  static constexpr int kInlineSpans = 2;
+  // One slot per request, small: the usual request holds one span (a point-to-point
+  // buffer). What few requests need beyond it (more spans: collectives; a partitioned
+  // send's partitions) lives in `extra_`, keyed by the same handle.
   struct Entry {
     MPI_Request request = MPI_REQUEST_NULL;  // empty slot: MPI_REQUEST_NULL
     std::uint64_t serial = 0;
-    bool unknown = false, persistent = false, active = false, partitioned = false;
-    std::uint8_t inline_spans = 0;
-    Span spans[kInlineSpans];  // what it holds while active
-    std::vector<Span> more;    // beyond those (v and w collectives)
-    Span readied;              // a partitioned send: the hull of the readied partitions
-    Partitions partitions;
+    Span span;  // what it holds while active (the first of its spans)
+    bool unknown = false, persistent = false, active = false, extra = false;
   };
-  void insert(Entry entry);          // lock held
-  Entry* find(MPI_Request request);  // lock held
+  struct Extra {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::uint64_t serial = 0;
+    std::vector<Span> spans;  // beyond `span`
+    bool partitioned = false;
+    Partitions partitions;
+    Span readied;  // a partitioned send: the hull of the readied partitions
+  };
+  Extra* extra_of(const Entry& e);  // lock held
+  const Extra* extra_of(const Entry& e) const;
+  void insert(Entry entry, Extra* extra);  // lock held
+  Entry* find(MPI_Request request);        // lock held
   const Entry* find(MPI_Request request) const;
   void erase(Entry* e);  // lock held
   void set_active(Entry& e, bool active);
-  void completed(MPI_Request request, std::uint64_t serial);
-  void forget(MPI_Request request, std::uint64_t serial);
   void resize(std::size_t capacity);  // lock held
   std::size_t slot_of(MPI_Request request) const;
   // The table's spin lock, held for a few dozen instructions and no system call.
@@ -141,6 +150,7 @@ class ProgramRequests {
 
   mutable std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
   std::vector<Entry> slots_;
+  std::vector<Extra> extras_;  // few: searched by handle
   std::size_t size_ = 0;
   int unknown_active_ = 0;
   std::uint64_t next_serial_ = 1;

@@ -23,6 +23,7 @@ struct ovx_type_size {
   MPI_Datatype type;
   int size;
   int used;
+  int dense; /* its extent and true extent are its size, its true lower bound 0 */
 };
 #define OVX_TYPE_SLOTS 128
 
@@ -49,14 +50,26 @@ static inline int ovx_type_size_of(const struct ovx_straight* s, MPI_Datatype ty
   }
 }
 
+/* The size of a predefined type whose elements lie back to back (`count` of them span
+ * count * size bytes from the buffer), else -1. */
+static inline int ovx_type_dense_size_of(const struct ovx_straight* s, MPI_Datatype type) {
+  for (unsigned i = ovx_type_slot(type);; i = (i + 1) % OVX_TYPE_SLOTS) {
+    const struct ovx_type_size* e = &s->sizes[i];
+    if (!e->used) return -1;
+    if (e->type == type) return e->dense ? e->size : -1;
+  }
+}
+
 /* Records a predefined type's size (at most OVX_TYPE_SLOTS / 2 of them). */
-static inline void ovx_type_size_add(struct ovx_straight* s, MPI_Datatype type, int size) {
+static inline void ovx_type_size_add(struct ovx_straight* s, MPI_Datatype type, int size,
+                                     int dense) {
   for (unsigned i = ovx_type_slot(type);; i = (i + 1) % OVX_TYPE_SLOTS) {
     struct ovx_type_size* e = &s->sizes[i];
     if (e->used && e->type == type) return; /* an alias (MPI_LONG_LONG, MPI_LONG_LONG_INT) */
     if (!e->used) {
       e->type = type;
       e->size = size;
+      e->dense = dense;
       e->used = 1;
       return;
     }
