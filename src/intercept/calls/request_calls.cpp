@@ -19,9 +19,6 @@ namespace {
 
 // ---- nonblocking point-to-point ---------------------------------------------------------
 
-// The buffer of a nonblocking call: deferred transfers on it complete first (a receive
-// buffer conflicts with everything on its pages, a send buffer with no-access pages), and
-// from its return the request holds it.
 // The bytes of (buf, count, type): for a predefined type without padding straight from
 // the table learnt at MPI_Init (straight_path.h), else from MPI's extents.
 Span buffer_span(const void* buf, int count, MPI_Datatype type, bool write) {
@@ -33,8 +30,11 @@ Span buffer_span(const void* buf, int count, MPI_Datatype type, bool write) {
               write};
 }
 
-// The type is asked about only where MPI accepted the call or transfers are in flight: a
-// query of a type MPI refuses would raise the error outside the program's call.
+// The buffer of a nonblocking call: deferred transfers on it complete first (a receive
+// buffer conflicts with everything on its pages, a send buffer with no-access pages), and
+// from its return the request holds it. The type is asked about only where MPI accepted
+// the call or transfers are in flight: a query of a type MPI refuses would raise the error
+// outside the program's call.
 template <class Post>
 int held_buffer_call(const void* buf, int count, MPI_Datatype type, bool write,
                      MPI_Request* request, Post post) {
