@@ -27,8 +27,8 @@
 #include <string>
 #include <thread>
 
-#include "bench/global_clock.hpp"
-#include "bench/nbc_bench.hpp"
+#include "bench/common/global_clock.hpp"
+#include "bench/nbc/nbc_bench.hpp"
 #include "clock/clock_source.hpp"
 #include "compute/workload.hpp"
 
