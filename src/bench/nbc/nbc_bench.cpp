@@ -10,9 +10,11 @@
 #include "bench/common/collective.hpp"
 #include "bench/common/common_options.hpp"
 #include "bench/common/timed_run.hpp"
+#include "bench/nbc/peer_protocol.hpp"
 #include "compute/gemm_workload.hpp"
 #include "measure/calibration.hpp"
 #include "measure/overlap_reduction.hpp"
+#include "measure/peer_overlap.hpp"
 #include "measure/statistics.hpp"
 
 namespace overlap::bench {
@@ -34,6 +36,20 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 std::string percent(double tolerance) { return std::to_string(std::lround(tolerance * 100)); }
+
+// A calibration that bracketed its target without hitting it: the nearest reachable size,
+// and the sentence that says so (nbc-overlap paper, sec. 5.1 sticks to 0 bytes and calls the
+// point invalid; a step in time, a protocol switch, should not lose the point).
+std::string nearest_note(const std::string& what, const measure::CalibrationResult& r) {
+  return what + ": " + r.reason + "; measured at the nearest reachable, size " +
+         std::to_string(r.size) + " (" + format_duration(r.time) + ")";
+}
+
+std::string joined(const std::vector<std::string>& lines, const std::string& sep) {
+  std::string out;
+  for (const std::string& l : lines) out += (out.empty() ? "" : sep) + l;
+  return out;
+}
 
 }  // namespace
 
@@ -58,8 +74,12 @@ int test_calls_for(long msg_bytes, long interval_bytes) {
 }
 
 NbcSweep::NbcSweep(GlobalClock& clock, NbcConfig config, OperationFactory make_op,
-                   compute::Workload& workload)
-    : clock_(clock), config_(std::move(config)), make_op_(std::move(make_op)), work_(workload) {}
+                   compute::Workload& workload, compute::PeerKernel& peer_kernel)
+    : clock_(clock),
+      config_(std::move(config)),
+      make_op_(std::move(make_op)),
+      work_(workload),
+      peer_kernel_(peer_kernel) {}
 
 std::vector<NbcPoint> NbcSweep::points() const {
   std::vector<NbcPoint> keys;
@@ -97,8 +117,8 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(Operation& op, const NbcPoint& key
   const double target = key.target_comm_s;
   if (!op.has_size()) {
     const double t = median_span(clock_, op, config_.calibration_runs);
-    if (std::abs(t - target) <= config_.tolerance * target) return {true, 0, ""};
-    return {false, 0,
+    if (std::abs(t - target) <= config_.tolerance * target) return {true, 0, t, ""};
+    return {false, 0, t,
             std::string(kNonblockingNames.name(key.op)) + " has no size to calibrate: it takes " +
                 format_duration(t) + ", not within " + percent(config_.tolerance) + " % of " +
                 format_duration(target)};
@@ -114,12 +134,12 @@ NbcSweep::Calibrated NbcSweep::calibrate_comm(Operation& op, const NbcPoint& key
     return median_span(clock_, op, config_.calibration_runs);
   };
   const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
-  if (!r.converged) {
-    return {false, 0,
+  if (!r.converged && !r.bracketed) {
+    return {false, 0, r.time,
             "message size not calibrated for " + format_duration(target) + ": " + r.reason};
   }
   last_comm_[{key.impl, key.op}] = {r.size, r.time};
-  return {true, r.size, ""};
+  return {true, r.size, r.time, r.converged ? "" : nearest_note("message size", r)};
 }
 
 NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
@@ -132,12 +152,12 @@ NbcSweep::Calibrated NbcSweep::calibrate_comp(double target) {
     return comp_slowest_median(config_.calibration_runs);
   };
   const measure::CalibrationResult r = measure::calibrate(target, cost, cc);
-  if (!r.converged) {
-    return {false, 0,
+  if (!r.converged && !r.bracketed) {
+    return {false, 0, r.time,
             "computation not calibrated for " + format_duration(target) + ": " + r.reason};
   }
   last_comp_ = {r.size, r.time};
-  return {true, r.size, ""};
+  return {true, r.size, r.time, r.converged ? "" : nearest_note("computation", r)};
 }
 
 // With `account`, CPU counters are sampled at the phase boundaries, outside every timed
@@ -222,6 +242,13 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
     rec.elapsed_s = seconds_since(started);
     return rec;
   }
+  rec.calibrated_comm_s = comm.time;
+  rec.calibrated_comp_s = comp.time;
+  std::vector<std::string> notes;
+  for (const Calibrated* c : {&comm, &comp}) {
+    if (!c->reason.empty()) notes.push_back(c->reason);
+  }
+  rec.calibration_note = joined(notes, "; ");
 
   if (op->has_size()) op->resize(comm.size);
   work_.resize(comp.size);
@@ -246,6 +273,10 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   clock_.resync();
   rec.test_calls = tests;
   reduce(its, rec);
+  // Only rank 0 knows whether the reduction kept the point; the peers' phase is collective.
+  int valid = rec.valid ? 1 : 0;
+  MPI_Bcast(&valid, 1, MPI_INT, 0, clock_.comm());
+  if (valid != 0) add_peers(*op, tests, rec);
   gather_cpu(clock_.comm(), cpu_, kept, mine, rec.cpu, rec.decomposition, rec.null_reasons);
   if (!rec.valid && clock_.rank() == 0)
     drop_cpu(rec.cpu, rec.decomposition, rec.null_reasons, "the point is invalid");
@@ -279,11 +310,14 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
           {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] != 0});
     }
   }
-  const measure::OverlapPointStats s = measure::reduce_overlap(by_iteration);
+  const measure::OverlapPointStats s = measure::reduce_overlap(
+      by_iteration, {},
+      measure::ReferenceTargets{rec.target_comm_s, rec.target_comp_s, config_.tolerance});
   rec.iterations = s.kept;
   rec.discarded = s.discarded;
   rec.valid = s.valid;
   rec.diagnosis = s.diagnosis;
+  rec.ratio_diagnosis = s.ratio_diagnosis;
   if (!s.valid) {
     rec.invalid_reason = s.invalid_reason;
     rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
@@ -301,9 +335,18 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
   rec.r_overhead = s.r_overhead;
   rec.r_comm = s.r_comm;
   rec.r_comp_slowdown = s.r_comp_slowdown;
-  rec.osu_overlap_pct = s.osu_overlap_pct;
-  rec.imb_overlap_pct = s.imb_overlap_pct;
+  rec.osu_on_nbc_times_pct = s.osu_on_nbc_times_pct;
+  rec.imb_on_nbc_times_pct = s.imb_on_nbc_times_pct;
+  rec.comp_speed_spread = s.comp_speed_spread;
+  rec.imprecise = s.imprecise;
   rec.diagnosis_text = std::string(measure::explain(s.diagnosis));
+  if (!s.imprecise.empty()) {
+    rec.diagnosis_text += " " + joined(s.imprecise, "; ") + ". The ratios alone say " +
+                          std::string(measure::to_string(s.ratio_diagnosis)) + ".";
+  }
+  for (const measure::RankMeans& m : s.ranks) {
+    rec.ranks.push_back({m.overall, m.call, m.compute, m.test, m.wait, m.pure, m.comp_ref});
+  }
   NbcSamples samples;
   for (const measure::IterationSample& x : s.samples) {
     samples.t_comm_ref_s.push_back(x.t_comm_ref);
@@ -316,6 +359,32 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
     samples.pacing_rank.push_back(x.pacing_rank);
   }
   rec.samples = samples;
+}
+
+void NbcSweep::add_peers(Operation& op, int tests, NbcPoint& rec) {
+  if (config_.peer_iterations <= 0) {
+    const std::string why = "not run: --peer-iterations 0";
+    for (const char* f : {"osu_overlap_pct", "imb_overlap_pct", "peers"}) rec.null_reasons[f] = why;
+    return;
+  }
+  PeerPhase phase = run_peer_protocols(clock_, op, peer_kernel_,
+                                       {config_.peer_iterations, config_.warmup, tests});
+  if (clock_.rank() != 0) return;
+  std::vector<measure::PeerRankTimes> osu, imb;
+  for (const PeerRank& r : phase.ranks) {
+    osu.push_back({r.osu_overall_s, r.osu_compute_s, r.pure_s, r.osu_test_s});
+    imb.push_back({r.imb_overall_s, r.imb_compute_s, r.pure_s, 0.0});
+  }
+  rec.osu_overlap_pct = measure::osu_overlap_pct(osu);
+  rec.imb_overlap_pct = measure::imb_overlap_pct(imb);
+  phase.imb_rank = measure::imb_rank(imb);
+  if (!rec.osu_overlap_pct)
+    rec.null_reasons["osu_overlap_pct"] = "the mean pure time is not positive";
+  if (!rec.imb_overlap_pct) {
+    rec.null_reasons["imb_overlap_pct"] =
+        "the chosen rank's pure and compute times are not positive";
+  }
+  rec.peers = std::move(phase);
 }
 
 namespace {
@@ -345,6 +414,9 @@ std::vector<OptionSpec> nbc_options() {
        "Call MPI_Test every this many bytes of message during the computation (e.g. 64KiB): "
        "ceil(size / interval) + 1 calls",
        "test_interval_bytes"},
+      {"--peer-iterations", "10",
+       "Iterations of OSU's and IMB's own protocols per point (their columns); 0 skips them",
+       "peer_iterations"},
   };
   for (OptionSpec& c : clock_options()) o.push_back(c);
   return o;
@@ -372,6 +444,8 @@ NbcConfig parse_nbc(const OptionValues& v) {
   c.max_bytes = parse_bytes(v.text("--max-buffer"), "--max-buffer");
   if (const auto t = v.typed("--test-interval"))
     c.test_interval_bytes = whole_bytes(*t, "--test-interval");
+  c.peer_iterations =
+      parse_count_or_zero(v.text("--peer-iterations"), "--peer-iterations", 1'000'000);
   c.patience = parse_count(v.text("--patience"), "--patience");
   c.sync_span_s = parse_duration(v.text("--sync-span"), "--sync-span");
   return c;
@@ -383,15 +457,20 @@ class NbcRun : public Sweep<NbcPoint> {
   NbcRun(const RunResources& r, const NbcConfig& c)
       : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
         gemm_(r.plan->thread_pus),
-        sweep_(clock_, c, collective_calls(r.comm), gemm_),
+        sweep_(clock_, c, collective_calls(r.comm), gemm_, peer_kernel_),
         config_(c) {}
 
   std::vector<NbcPoint> keys() const override { return sweep_.points(); }
   std::vector<NbcPoint> measure(const NbcPoint& key) override { return {sweep_.measure(key)}; }
-  // Three phases per iteration plus calibration.
+  // Three phases per iteration plus calibration, and the peers' three loops (each at most
+  // two collectives long).
   double weight(const NbcPoint& k) const override {
     const double iteration = 2 * (k.target_comm_s + k.target_comp_s);
-    return (config_.iterations + config_.warmup + 2.0 * config_.calibration_runs) * iteration;
+    const double peers = config_.peer_iterations > 0
+                             ? (config_.peer_iterations + config_.warmup) * 5.0 * k.target_comm_s
+                             : 0.0;
+    return (config_.iterations + config_.warmup + 2.0 * config_.calibration_runs) * iteration +
+           peers;
   }
   std::optional<double> calibration_s() const override { return sweep_.calibration_s(); }
   std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
@@ -399,6 +478,7 @@ class NbcRun : public Sweep<NbcPoint> {
  private:
   GlobalClock clock_;
   compute::GemmWorkload gemm_;
+  compute::TinyKernel peer_kernel_;
   NbcSweep sweep_;
   NbcConfig config_;
 };

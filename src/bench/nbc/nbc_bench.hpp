@@ -4,9 +4,10 @@
 // to the targets, then measures, iteration by iteration and each from the sync barrier:
 // the bare collective (Icoll + Wait), the bare computation, and the overlap run
 // (Icoll; compute; Wait, with MPI_Test calls only when --test-interval asks for them).
-// The reduction over ranks and iterations is measure/overlap_reduction. The operation and
-// the computation come from outside, so known-answer tests run stand-ins of known
-// duration through this very code. Produces records; prints nothing.
+// The reduction over ranks and iterations is measure/overlap_reduction; then, at the same
+// message size, the peers' own protocols give the OSU and IMB columns (peer_protocol). The
+// operation and both computations come from outside, so known-answer tests run stand-ins of
+// known duration through this very code. Produces records; prints nothing.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,7 @@
 #include "bench/common/global_clock.hpp"
 #include "bench/common/operation.hpp"
 #include "bench/nbc/nbc_record.hpp"
+#include "compute/peer_kernel.hpp"
 #include "compute/workload.hpp"
 
 namespace overlap::bench {
@@ -34,9 +36,10 @@ int test_calls_for(long msg_bytes, long interval_bytes);
 
 class NbcSweep {
  public:
-  // Collective over the clock's communicator. `workload` is the computation.
+  // Collective over the clock's communicator. `workload` is the computation, `peer_kernel`
+  // the peers' dummy computation.
   NbcSweep(GlobalClock& clock, NbcConfig config, OperationFactory make_op,
-           compute::Workload& workload);
+           compute::Workload& workload, compute::PeerKernel& peer_kernel);
 
   // Every point of the grid (keys only), in the order a sweep runs them.
   std::vector<NbcPoint> points() const;
@@ -49,7 +52,8 @@ class NbcSweep {
   struct Calibrated {
     bool ok = false;
     long size = 0;
-    std::string reason;
+    double time = 0;     // what the calibration measured at `size`
+    std::string reason;  // not ok: why; ok: why `size` is only the nearest reachable, or ""
   };
   struct Local;
   Calibrated calibrate_comm(Operation& op, const NbcPoint& key);
@@ -57,11 +61,13 @@ class NbcSweep {
   double comp_slowest_median(int runs);
   Local run_iteration(Operation& op, int tests, bool account);
   void reduce(const std::vector<Local>& its, NbcPoint& rec);
+  void add_peers(Operation& op, int tests, NbcPoint& rec);
 
   GlobalClock& clock_;
   NbcConfig config_;
   OperationFactory make_op_;
   compute::Workload& work_;
+  compute::PeerKernel& peer_kernel_;
   std::map<std::tuple<Implementation, Collective, double>, Calibrated> comm_cache_;
   std::map<double, Calibrated> comp_cache_;
   std::map<std::pair<Implementation, Collective>, std::pair<long, double>> last_comm_;

@@ -25,7 +25,10 @@ const Schema<NbcConfig>& nbc_config_schema() {
                "MPI_Test every this many bytes of message during the computation; null: none "
                "(Algorithm 1)")
           .add("patience", &C::patience, Unit::count, "clock sync: min-RTT stop rule")
-          .add("sync_span_s", &C::sync_span_s, Unit::seconds, "time between the first two syncs");
+          .add("sync_span_s", &C::sync_span_s, Unit::seconds, "time between the first two syncs")
+          .add("peer_iterations", &C::peer_iterations, Unit::count,
+               "iterations of each loop of the peers' own protocols per point (OSU and IMB "
+               "columns); 0: not run, the columns are null");
   return s;
 }
 
@@ -46,6 +49,20 @@ const Schema<NbcSamples>& nbc_samples_schema() {
   return s;
 }
 
+const Schema<NbcRankMeans>& nbc_rank_means_schema() {
+  using M = NbcRankMeans;
+  static const Schema<M> s =
+      Schema<M>()
+          .add("overall_s", &M::overall_s, Unit::seconds, "overlap run t4 - t1: mean")
+          .add("call_s", &M::call_s, Unit::seconds, "t2 - t1: mean")
+          .add("compute_s", &M::compute_s, Unit::seconds, "t3 - t2, MPI_Test calls included: mean")
+          .add("test_s", &M::test_s, Unit::seconds, "inside MPI_Test calls: mean")
+          .add("wait_s", &M::wait_s, Unit::seconds, "t4 - t3: mean")
+          .add("pure_s", &M::pure_s, Unit::seconds, "the bare collective, local end - start: mean")
+          .add("comp_ref_s", &M::comp_ref_s, Unit::seconds, "the bare computation: mean");
+  return s;
+}
+
 const Schema<NbcPoint>& nbc_point_schema() {
   using P = NbcPoint;
   static const Schema<P> s =
@@ -60,6 +77,13 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .add("msg_bytes", &P::msg_bytes, Unit::bytes,
                "calibrated message size per rank (docs/nbc-benchmark.md)")
           .add("comp_size", &P::comp_size, Unit::none, "calibrated computation size (GEMM order n)")
+          .add("calibrated_comm_s", &P::calibrated_comm_s, Unit::seconds,
+               "what the message size's calibration measured at msg_bytes")
+          .add("calibrated_comp_s", &P::calibrated_comp_s, Unit::seconds,
+               "what the computation's calibration measured at comp_size")
+          .add("calibration_note", &P::calibration_note, Unit::none,
+               "why a size is the nearest reachable rather than within the tolerance of its "
+               "target (a step in time); empty when both converged")
           .add("iterations", &P::iterations, Unit::count, "iterations kept")
           .add("discarded", &P::discarded, Unit::count,
                "iterations discarded because a rank left a sync barrier late")
@@ -88,13 +112,33 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .spread("r_comp_slowdown", "", &P::r_comp_slowdown, Unit::ratio,
                   "t_comp_max / t_comp_ref (slowest rank against slowest rank)")
           .add("osu_overlap_pct", &P::osu_overlap_pct, Unit::percent,
-               "OSU's formula on our times: per-rank means, averaged over ranks")
+               "OSU 7.4's overlap with its own protocol (peers): each rank computes for its "
+               "own pure time; means averaged over ranks")
           .add("imb_overlap_pct", &P::imb_overlap_pct, Unit::percent,
-               "IMB-NBC's formula on our times: the rank with the largest overlapped time")
+               "IMB-NBC's overlap with its own protocol (peers): each rank's work sized to its "
+               "own pure time; the rank with the largest overlapped time")
+          .add("osu_on_nbc_times_pct", &P::osu_on_nbc_times_pct, Unit::percent,
+               "OSU's formula on this point's own iterations (ranks); until schema 5 this was "
+               "osu_overlap_pct")
+          .add("imb_on_nbc_times_pct", &P::imb_on_nbc_times_pct, Unit::percent,
+               "IMB-NBC's formula on this point's own iterations (ranks); until schema 5 this "
+               "was imb_overlap_pct")
+          .add("comp_speed_spread", &P::comp_speed_spread, Unit::ratio,
+               "the slowest rank's mean comp_ref_s over the fastest's (ranks)")
           .add("diagnosis", &P::diagnosis, measure::kDiagnosisNames, "docs/nbc-benchmark.md")
+          .add("ratio_diagnosis", &P::ratio_diagnosis, measure::kDiagnosisNames,
+               "what the ratios alone say, before the references are checked")
+          .add("imprecise", &P::imprecise, Unit::none,
+               "why the point is imprecise_reference, one line each with the numbers; empty "
+               "otherwise")
           .add("diagnosis_text", &P::diagnosis_text, Unit::none, "one sentence for humans")
           .section("samples", &P::samples, nbc_samples_schema(),
                    "the kept iterations as reduced over ranks (null when invalid)")
+          .section("ranks", &P::ranks, nbc_rank_means_schema(),
+                   "each rank's means over the kept iterations, in rank order (empty when "
+                   "invalid)")
+          .section("peers", &P::peers, peer_phase_schema(),
+                   "the peers' own protocols at this point's message size (null when not run)")
           .section("cpu", &P::cpu, cpu_accounting_schema(), kCpuSectionDoc)
           .section("decomposition", &P::decomposition, cpu_shares_schema(),
                    kDecompositionSectionDoc)
