@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <memory>
 
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
@@ -14,6 +15,7 @@
 #include "bench/common/timed_run.hpp"
 #include "measure/span_reduction.hpp"
 #include "measure/statistics.hpp"
+#include "measure/window_policy.hpp"
 #include "mpi/agree_on_failure.hpp"
 
 namespace overlap::bench {
@@ -24,15 +26,26 @@ constexpr double kPilotFactor = 3.0;  // window = 3 x the pilot's median
 constexpr int kMaxBatches = 4;        // at most 4 x iterations windows tried
 constexpr double kMinLead = 1e-3;     // the start instant must reach every rank first
 
+}  // namespace
+
 struct Stamp {
   double start = 0, end = 0;  // local
   bool late = false;
 };
 
-// One batch of `n` windows from `first` (global), `window` apart.
-std::vector<Stamp> run_windows(GlobalClock& clock, Operation& op, double first, double window,
-                               int n) {
+// One batch as run: its schedule and this rank's stamps, on its local clock, so that it can
+// be reduced again once the clock has been re-synchronised.
+struct RawBatch {
+  double first = 0;   // global instant of the first window
+  double window = 0;  // their length
   std::vector<Stamp> stamps;
+};
+
+namespace {
+
+// One batch of `n` windows from `first` (global), `window` apart.
+RawBatch run_windows(GlobalClock& clock, Operation& op, double first, double window, int n) {
+  RawBatch raw{first, window, {}};
   for (int k = 0; k < n; ++k) {
     Stamp s;
     s.late = clock.wait_until(first + k * window);
@@ -40,9 +53,9 @@ std::vector<Stamp> run_windows(GlobalClock& clock, Operation& op, double first, 
     op.start();
     op.wait();
     s.end = clock.now();
-    stamps.push_back(s);
+    raw.stamps.push_back(s);
   }
-  return stamps;
+  return raw;
 }
 
 // What rank 0 keeps of a batch, and why it discards the rest.
@@ -52,13 +65,14 @@ struct Batch {
   int late = 0, overrun = 0;
 };
 
-Batch reduce_batch(GlobalClock& clock, const std::vector<Stamp>& stamps, double first,
-                   double window) {
-  const int n = static_cast<int>(stamps.size());
+// Collective. Converts the stamps with the clock model as it is now: during the run that
+// extrapolates (the run decides in real time), after the point's re-sync it interpolates.
+Batch reduce_batch(GlobalClock& clock, const RawBatch& raw) {
+  const int n = static_cast<int>(raw.stamps.size());
   // Per window: min start, min -end, min -own, min -late (one reduction).
   std::vector<double> v;
   std::vector<double> own;
-  for (const Stamp& s : stamps) {
+  for (const Stamp& s : raw.stamps) {
     v.insert(v.end(), {clock.to_global(s.start), -clock.to_global(s.end), -(s.end - s.start),
                        s.late ? -1.0 : 0.0});
     own.push_back(s.end - s.start);
@@ -70,7 +84,7 @@ Batch reduce_batch(GlobalClock& clock, const std::vector<Stamp>& stamps, double 
   std::vector<measure::SpanStamp> windows;
   for (int k = 0; k < n; ++k) {
     const double* f = &v[static_cast<std::size_t>(4 * k)];
-    windows.push_back({f[0], -f[1], -f[2], f[3] < 0, first + (k + 1) * window});
+    windows.push_back({f[0], -f[1], -f[2], f[3] < 0, raw.first + (k + 1) * raw.window});
   }
   const measure::Spans spans = measure::keep_spans(windows);
   Batch b{spans.span, spans.slowest, {}, spans.late, spans.overrun};
@@ -116,9 +130,10 @@ void summarise(CollPoint& p, const std::vector<Batch>& batches, int ranks) {
   }
   p.iterations = static_cast<int>(latency.size());
   if (latency.empty()) {
-    p.invalid_reason =
-        fmt::format("all {} windows were discarded ({} started late, {} overran their window)",
-                    p.windows, p.late_windows, p.overrun_windows);
+    p.invalid_reason = fmt::format(
+        "all {} windows were discarded ({} started late, {} overran their window, "
+        "{} dropped when the window widened)",
+        p.windows, p.late_windows, p.overrun_windows, p.restarted_windows);
     return;
   }
   p.valid = true;
@@ -131,34 +146,59 @@ void summarise(CollPoint& p, const std::vector<Batch>& batches, int ranks) {
 
 }  // namespace
 
-CollPoint measure_windows(GlobalClock& clock, const CollConfig& config, Operation& op) {
-  CollPoint p;
+// The point's sample: batches until `iterations` windows are kept; an overrun (or more than
+// a quarter lost) widens the window and restarts the sample (measure/window_policy), so the
+// kept windows are of one length and none had its slow tail cut off.
+WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Operation& op) {
   // The pilot: warm-up runs from the sync barrier, whose median sets the window.
   const double pilot = median_span(clock, op, std::max(1, config.warmup));
   double window = config.window_s.value_or(std::max(kMinWindow, kPilotFactor * pilot));
   const double lead = std::max(kMinLead, 2 * clock.quality().barrier_window_s);
-  std::vector<Batch> batches;
+  WindowRun run;
   int kept = 0;
   for (int b = 0; b < kMaxBatches && kept < config.iterations; ++b) {
     const int n = config.iterations - kept;
-    const double first = clock.agree_on_instant(lead + window);
-    const std::vector<Stamp> stamps = run_windows(clock, op, first, window, n);
-    Batch batch = reduce_batch(clock, stamps, first, window);
-    p.windows += n;
-    // Every rank reduced the same numbers, so all take the same next step.
-    const int lost = batch.late + batch.overrun;
-    kept += static_cast<int>(batch.latency.size());
-    p.window_s = window;
-    batches.push_back(std::move(batch));
-    // Too many losses: the window is too short for this machine's noise; widen it.
-    if (!config.window_s && 4 * lost > n) window *= 2;
+    RawBatch raw = run_windows(clock, op, clock.agree_on_instant(lead + window), window, n);
+    // Every rank reduces the same numbers, so all take the same next step.
+    const Batch now = reduce_batch(clock, raw);
+    run.windows += n;
+    run.window_s = window;
+    const measure::WindowStep step = measure::next_window_step(
+        {n, now.late, now.overrun}, window, config.window_s.has_value(), b + 1 == kMaxBatches);
+    if (step.restart) {
+      run.late += now.late;
+      run.overrun += now.overrun;
+      run.restarted += kept + static_cast<int>(now.latency.size());
+      run.kept.clear();
+      kept = 0;
+      window = step.window;
+      continue;
+    }
+    kept += static_cast<int>(now.latency.size());
+    run.kept.push_back(std::make_shared<const RawBatch>(std::move(raw)));
   }
-  summarise(p, batches, clock.size());
   if (config.naive) {
     const auto [mean, most] = naive_loop(clock, op, config.iterations);
-    p.naive_mean_s = mean;
-    p.naive_max_s = most;
-    if (p.latency && p.latency->median > 0) p.naive_to_window = mean / p.latency->median;
+    run.naive_mean_s = mean;
+    run.naive_max_s = most;
+  }
+  return run;
+}
+
+CollPoint finish_windows(GlobalClock& clock, const WindowRun& run) {
+  CollPoint p;
+  p.windows = run.windows;
+  p.window_s = run.window_s;
+  p.late_windows = run.late;
+  p.overrun_windows = run.overrun;
+  p.restarted_windows = run.restarted;
+  std::vector<Batch> batches;
+  for (const auto& raw : run.kept) batches.push_back(reduce_batch(clock, *raw));
+  summarise(p, batches, clock.size());
+  p.naive_mean_s = run.naive_mean_s;
+  p.naive_max_s = run.naive_max_s;
+  if (p.naive_mean_s && p.latency && p.latency->median > 0) {
+    p.naive_to_window = *p.naive_mean_s / p.latency->median;
   }
   return p;
 }
@@ -262,11 +302,18 @@ std::vector<CollPoint> CollRun::measure(const CollPoint& key) {
   for (Implementation impl : config_.impls) calls.emplace_back(key.op, impl, clock_.comm());
   const std::string why = mpi::agree_on_failure(
       clock_.comm(), prepare_buffers(calls, elements, kBlockingNames, clock_.rank()));
-  std::vector<CollPoint> points;
+  std::vector<WindowRun> runs;
   for (CollectiveCall& call : calls) {
     BlockingCall blocking(call);
-    CollPoint p = why.empty() ? measure_windows(clock_, config_, blocking) : CollPoint{};
-    p.impl = call.impl();
+    if (why.empty()) runs.push_back(run_window_batches(clock_, config_, blocking));
+  }
+  // The windows were scheduled by extrapolating the clock (in real time, as they must be);
+  // their times are converted again after this sync, by interpolation, as nbc's are.
+  clock_.resync();
+  std::vector<CollPoint> points;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    CollPoint p = why.empty() ? finish_windows(clock_, runs[i]) : CollPoint{};
+    p.impl = calls[i].impl();
     p.op = key.op;
     p.requested_bytes = key.requested_bytes;
     p.element_bytes = element;
@@ -274,7 +321,6 @@ std::vector<CollPoint> CollRun::measure(const CollPoint& key) {
     if (!why.empty()) p.invalid_reason = why;
     points.push_back(p);
   }
-  clock_.resync();  // keep the extrapolation the windows rely on short
   const auto latency_of = [&](Implementation impl) -> std::optional<double> {
     for (const CollPoint& p : points) {
       if (p.impl == impl && p.latency) return p.latency->median;

@@ -43,7 +43,12 @@ const Schema<CollPoint>& coll_point_schema() {
                "windows discarded because a rank reached the window's start after it")
           .add("overrun_windows", &P::overrun_windows, Unit::count,
                "windows discarded because the collective ended after the window closed")
-          .add("window_s", &P::window_s, Unit::seconds, "the window length of the last batch")
+          .add("restarted_windows", &P::restarted_windows, Unit::count,
+               "windows on time and within their window, dropped because an overrun (or more "
+               "than a quarter lost) widened the window and restarted the sample; windows = "
+               "iterations + late + overrun + restarted")
+          .add("window_s", &P::window_s, Unit::seconds,
+               "the window length of the kept windows (all of one length)")
           .spread("latency", "_s", &P::latency, Unit::seconds,
                   "per kept window: max end - min start over ranks, global time; median")
           .spread("slowest", "_s", &P::slowest, Unit::seconds,

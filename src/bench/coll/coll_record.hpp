@@ -40,6 +40,7 @@ struct CollPoint {
   int iterations = 0;                      // kept
   int late_windows = 0;                    // a rank started after its window opened
   int overrun_windows = 0;                 // the operation ended after its window closed
+  int restarted_windows = 0;               // dropped when an overrun widened the window
   std::optional<double> window_s;          // the last window length used
   std::optional<measure::Spread> latency;  // max end - min start over ranks
   std::optional<measure::Spread> slowest;  // the slowest rank's own end - start
@@ -56,7 +57,9 @@ struct CollPoint {
 };
 const Schema<CollPoint>& coll_point_schema();
 
-inline constexpr int kCollSchemaVersion = 1;
+// 2 (issue 24): restarted_windows; an overrun widens the window and restarts the sample;
+// times converted after the point's re-sync, by interpolation
+inline constexpr int kCollSchemaVersion = 2;
 
 inline const ResultKind<CollConfig, CollPoint> kCollResult{
     "coll",
@@ -74,6 +77,7 @@ inline const ResultKind<CollConfig, CollPoint> kCollResult{
      {"iterations", "kept", 5},
      {"late_windows", "late", 5},
      {"overrun_windows", "over", 5},
+     {"restarted_windows", "rst", 5},
      {"ratio_overlap_to_mpi", "ovx/mpi", 8}},
     3,
     "one (implementation, collective, size)"};
