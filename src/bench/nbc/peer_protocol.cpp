@@ -23,24 +23,11 @@ void loop(MPI_Comm comm, const PeerPhaseConfig& c, Body body) {
   }
 }
 
-}  // namespace
-
-PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKernel& kernel,
-                             const PeerPhaseConfig& c) {
-  const MPI_Comm comm = clock.comm();
+// OSU: each rank computes for its own pure time (latency_in_secs), time-based.
+void osu_loop(GlobalClock& clock, Operation& op, compute::PeerKernel& kernel,
+              const PeerPhaseConfig& c, PeerRank& me) {
   const double n = c.iterations;
-  PeerRank me;
-  mpi::barrier_politely(comm);
-  loop(comm, c, [&](bool measured) {
-    const double t0 = clock.now();
-    op.start();
-    op.wait();
-    if (measured) me.pure_s += clock.now() - t0;
-  });
-  me.pure_s /= n;
-
-  // OSU: each rank computes for its own pure time (latency_in_secs).
-  loop(comm, c, [&](bool measured) {
+  loop(clock.comm(), c, [&](bool measured) {
     double test = 0;
     const double t0 = clock.now();
     op.start();
@@ -54,25 +41,24 @@ PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKer
     op.wait();
     const double t3 = clock.now();
     if (!measured) return;
-    me.osu_overall_s += t3 - t0;
-    me.osu_init_s += t1 - t0;
-    me.osu_compute_s += t2 - t1;
-    me.osu_test_s += test;
-    me.osu_wait_s += t3 - t2;
+    me.osu_overall_s += (t3 - t0) / n;
+    me.osu_init_s += (t1 - t0) / n;
+    me.osu_compute_s += (t2 - t1) / n;
+    me.osu_test_s += test / n;
+    me.osu_wait_s += (t3 - t2) / n;
   });
-  me.osu_overall_s /= n;
-  me.osu_init_s /= n;
-  me.osu_compute_s /= n;
-  me.osu_test_s /= n;
-  me.osu_wait_s /= n;
+}
 
-  // IMB: the work the rank's own rate does in its own pure time, fixed for the loop; the
-  // initialisation call runs it once, as IMB_cpu_exploit(t_pure, 1) does.
+// IMB: the work the rank's own rate does in its own pure time, fixed for the loop; the
+// initialisation call runs it once, as IMB_cpu_exploit(t_pure, 1) does.
+void imb_loop(GlobalClock& clock, Operation& op, compute::PeerKernel& kernel,
+              const PeerPhaseConfig& c, PeerRank& me) {
+  const double n = c.iterations;
   me.imb_steps_per_second = kernel.steps_per_second();
   me.imb_steps = std::max(1L, static_cast<long>(std::floor(me.pure_s * me.imb_steps_per_second)));
   kernel.run_steps(me.imb_steps);
-  mpi::barrier_politely(comm);
-  loop(comm, c, [&](bool measured) {
+  mpi::barrier_politely(clock.comm());
+  loop(clock.comm(), c, [&](bool measured) {
     const double t0 = clock.now();
     op.start();
     const double t1 = clock.now();
@@ -81,12 +67,13 @@ PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKer
     op.wait();
     const double t3 = clock.now();
     if (!measured) return;
-    me.imb_overall_s += t3 - t0;
-    me.imb_compute_s += t2 - t1;
+    me.imb_overall_s += (t3 - t0) / n;
+    me.imb_compute_s += (t2 - t1) / n;
   });
-  me.imb_overall_s /= n;
-  me.imb_compute_s /= n;
+}
 
+// Every rank's means, on rank 0.
+PeerPhase gather(GlobalClock& clock, const PeerPhaseConfig& c, const PeerRank& me) {
   const std::array<double, kFields> mine{me.pure_s,
                                          me.osu_overall_s,
                                          me.osu_init_s,
@@ -98,7 +85,7 @@ PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKer
                                          static_cast<double>(me.imb_steps),
                                          me.imb_steps_per_second};
   std::vector<double> all(clock.rank() == 0 ? static_cast<std::size_t>(clock.size()) * kFields : 0);
-  MPI_Gather(mine.data(), kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, comm);
+  MPI_Gather(mine.data(), kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, clock.comm());
   PeerPhase phase{c.iterations, c.warmup, c.test_calls, 0, {}};
   if (clock.rank() != 0) return phase;
   for (int r = 0; r < clock.size(); ++r) {
@@ -107,6 +94,24 @@ PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKer
         {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], std::lround(f[8]), f[9]});
   }
   return phase;
+}
+
+}  // namespace
+
+PeerPhase run_peer_protocols(GlobalClock& clock, Operation& op, compute::PeerKernel& kernel,
+                             const PeerPhaseConfig& c) {
+  PeerRank me;
+  mpi::barrier_politely(clock.comm());
+  loop(clock.comm(), c, [&](bool measured) {
+    const double t0 = clock.now();
+    op.start();
+    op.wait();
+    if (measured) me.pure_s += clock.now() - t0;
+  });
+  me.pure_s /= c.iterations;
+  osu_loop(clock, op, kernel, c, me);
+  imb_loop(clock, op, kernel, c, me);
+  return gather(clock, c, me);
 }
 
 }  // namespace overlap::bench
