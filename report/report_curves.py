@@ -148,7 +148,8 @@ def coll_figure(runs, outdir):
                 xs, ys, lo, hi, pts = _series(run, op, impl, "latency_s")
                 _plot(top, k, impl, xs, ys, lo, hi)
                 for x, y, p in zip(xs, ys, pts):
-                    lost = p["late_windows"] + p["overrun_windows"]
+                    lost = (p["late_windows"] + p["overrun_windows"]
+                            + (p.get("restarted_windows") or 0))
                     if lost:
                         top.annotate(f"−{lost}", (x, y), xytext=(3, -9), fontsize=6,
                                      textcoords="offset points",

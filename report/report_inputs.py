@@ -192,12 +192,30 @@ def _check_top(path, data):
         if bench == "nbc":
             run.notes.append(IMB_NOTE)
     if bench == "nbc":
+        if type(version) is int and version <= 5:
+            _formulas_on_nbc_times(run)
         for i, p in enumerate(run.points):
             if "impl" in p and p["impl"] not in ("mpi", "overlap"):
                 raise InputError(f"point {i}: 'impl' is {json.dumps(p['impl'])} (allowed: "
                                  f"\"mpi\", \"overlap\")")
         run.duplicates = len(run.points) - sum(len(run.point_map(op)) for op in run.ops())
     return run
+
+
+PEERS_NOTE = ("OSU and IMB columns of nbc schema 5 and before are their formulas on nbc's own "
+              "iterations (every rank computing as long as the slowest), not what OSU and IMB "
+              "measure with their own protocols; shown as such, not as the peers' numbers")
+
+
+def _formulas_on_nbc_times(run):
+    """Until nbc schema 5, osu_overlap_pct and imb_overlap_pct held the peers' formulas on
+    nbc's own iterations; schema 6 calls them *_on_nbc_times_pct and measures the columns
+    with the peers' own protocols (docs/result-format.md)."""
+    for p in run.points:
+        p["osu_on_nbc_times_pct"] = p.get("osu_overlap_pct")
+        p["imb_on_nbc_times_pct"] = p.get("imb_overlap_pct")
+        p["osu_overlap_pct"] = p["imb_overlap_pct"] = None
+    run.notes.append(PEERS_NOTE)
 
 
 def _disowned(point, fields):

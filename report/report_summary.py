@@ -21,10 +21,13 @@ NOT_MEASURED = "not measured"
 # "Overlap" for OSU/IMB (percent of communication hidden) against "overlap" for us
 # (r_overhead: 0 perfect, 1 serialized). Half-way on both scales is the fairest cut.
 DISAGREE_PCT, DISAGREE_OVERHEAD = 50.0, 0.5
+# Ranks whose computation speeds differ by this much or more are named in the point's row.
+COMP_SPREAD_SHOWN = 1.2
 
+# OSU and IMB as they measure (their own protocols), then their formulas on our iterations.
 POINT_HEADERS = ("comm target", "comp target", "msg size", "comp size (n)", "t_comm_ref",
                  "t_comp_ref", "t_measured", "r_overhead", "r_comm", "r_comp_slowdown",
-                 "OSU overlap", "IMB overlap", "diagnosis")
+                 "OSU overlap", "IMB overlap", "OSU / IMB on our times", "diagnosis")
 IMPACT_HEADERS = ("comp target", "rank", "host", "comp size (n)", "t_comp_ref",
                   "t_comp_passive_mpi", "r_mpi_impact", "max over ranks", "median")
 
@@ -158,11 +161,18 @@ def _point_row(p):
         diagnosis += f": {p['diagnosis_text']}"
     if p.get("decomposition"):
         diagnosis += f" Where it goes: {where_it_goes(p['decomposition'])}."
+    if p.get("calibration_note"):
+        diagnosis += f" Calibration: {p['calibration_note']}."
+    spread = p.get("comp_speed_spread")
+    if spread is not None and spread >= COMP_SPREAD_SHOWN:
+        diagnosis += (f" The ranks' computation speed differs {spread:.2f}× (slowest over "
+                      "fastest mean reference).")
+    ours = f"{fmt_pct(p.get('osu_on_nbc_times_pct'))} / {fmt_pct(p.get('imb_on_nbc_times_pct'))}"
     return targets + [
         fmt_bytes(p["msg_bytes"]), fmt_int(p["comp_size"]), fmt_time(p["t_comm_ref_s"]),
         fmt_time(p["t_comp_ref_s"]), fmt_time(p["t_measured_s"]), fmt_ratio(p["r_overhead"]),
         fmt_ratio(p["r_comm"]), fmt_ratio(p["r_comp_slowdown"]), fmt_pct(p["osu_overlap_pct"]),
-        fmt_pct(p["imb_overlap_pct"]), diagnosis]
+        fmt_pct(p["imb_overlap_pct"]), ours, diagnosis]
 
 
 def _disagreements(run):
@@ -176,14 +186,22 @@ def _disagreements(run):
             item = _disagreement(op, p)
             if item:
                 items.append(item)
-    intro = (f"Points where OSU's or IMB's overlap (≥ {DISAGREE_PCT:.0f} % counts as "
-             f"overlap) and r_overhead (< {DISAGREE_OVERHEAD} counts as overlap) disagree.")
+    intro = (f"Points where OSU's or IMB's overlap, measured with their own protocols "
+             f"(≥ {DISAGREE_PCT:.0f} % counts as overlap), and r_overhead (< "
+             f"{DISAGREE_OVERHEAD} counts as overlap) disagree. Points flagged "
+             "imprecise_reference are left out: their r_overhead is not a finding.")
+    if not any(p.get("osu_overlap_pct") is not None or p.get("imb_overlap_pct") is not None
+               for p in run.points):
+        return [("p", intro + " Not available: this run has no OSU or IMB column measured "
+                 "with their own protocols (nbc schema 5 and before, or --peer-iterations 0).")]
     if not items:
         return [("p", intro + " None: the three metrics agree on every valid point.")]
     return [("p", intro), ("list", items)]
 
 
 def _disagreement(op, p):
+    if p.get("diagnosis") == "imprecise_reference":
+        return None
     ours = p["r_overhead"] < DISAGREE_OVERHEAD
     claims = [f"{name} {pct:.1f} %" for name, pct in
               (("OSU", p["osu_overlap_pct"]), ("IMB", p["imb_overlap_pct"]))

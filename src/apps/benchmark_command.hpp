@@ -23,7 +23,7 @@
 #include "apps/run_options.hpp"
 #include "apps/thread_plan.hpp"
 #include "base/duration.hpp"
-#include "bench/benchmark.hpp"
+#include "bench/common/benchmark.hpp"
 #include "output/console_table.hpp"
 #include "output/progress_bar.hpp"
 #include "output/result_file.hpp"

@@ -2,14 +2,14 @@
 
 #include "apps/benchmark_command.hpp"
 #include "apps/schema_command.hpp"
-#include "bench/coll_bench.hpp"
-#include "bench/impact_bench.hpp"
-#include "bench/latency_bench.hpp"
-#include "bench/nbc_bench.hpp"
-#include "bench/p2p_bench.hpp"
-#include "bench/part_bench.hpp"
-#include "bench/progress_bench.hpp"
-#include "bench/sync_bench.hpp"
+#include "bench/coll/coll_bench.hpp"
+#include "bench/coll/progress_bench.hpp"
+#include "bench/nbc/impact_bench.hpp"
+#include "bench/nbc/latency_bench.hpp"
+#include "bench/nbc/nbc_bench.hpp"
+#include "bench/p2p/p2p_bench.hpp"
+#include "bench/part/part_bench.hpp"
+#include "bench/sync/sync_bench.hpp"
 
 namespace overlap::apps {
 

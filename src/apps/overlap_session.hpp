@@ -3,7 +3,7 @@
 // thread before OpenMP creates its workers). All ranks agree on success.
 #pragma once
 
-#include "bench/implementation.hpp"
+#include "bench/common/implementation.hpp"
 
 namespace overlap::apps {
 

@@ -13,7 +13,7 @@
 
 #include "base/option_spec.hpp"
 #include "base/record_schema.hpp"
-#include "bench/run_context.hpp"
+#include "bench/common/run_context.hpp"
 
 namespace overlap::apps {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "bench/benchmark.hpp"
+#include "bench/common/benchmark.hpp"
 #include "clock/clock_source.hpp"
 
 namespace overlap::apps {

@@ -4,7 +4,7 @@
 
 #include "apps/command_table.hpp"
 #include "base/usage_error.hpp"
-#include "bench/run_context.hpp"
+#include "bench/common/run_context.hpp"
 #include "output/result_file.hpp"
 
 namespace overlap::apps {

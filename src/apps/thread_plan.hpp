@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "bench/benchmark.hpp"
+#include "bench/common/benchmark.hpp"
 
 namespace overlap::apps {
 

@@ -143,6 +143,8 @@ CalibrationResult calibrate(double target, const std::function<double(long)>& co
                          config.min_size, config.max_size);
   const auto finish = [&](bool converged, std::string reason) {
     const CalibrationSample& best = closest(result.samples, target);
+    const Bracket b = bracket(result.samples, target);
+    result.bracketed = !converged && b.below && b.above;
     result.converged = converged;
     result.size = best.size;
     result.time = best.time;

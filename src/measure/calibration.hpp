@@ -27,6 +27,11 @@ struct CalibrationSample {
 
 struct CalibrationResult {
   bool converged = false;
+  // Not converged, but sizes were measured on both sides of the target: the target is
+  // within reach of the sizes and only a step in time (a protocol switch, a burst) or the
+  // measurement budget kept every size out of the tolerance. `size` is then the nearest
+  // reachable: a caller may measure there and say so (nbc does) instead of giving up.
+  bool bracketed = false;
   long size = 0;       // converged: the size found; otherwise the closest one measured
   double time = 0;     // its measured time
   std::string reason;  // empty when converged; one line otherwise

@@ -46,8 +46,8 @@ std::string_view explain(Diagnosis d) {
       return "The computation was slowed and the collective still ran inside MPI calls: "
              "contention without overlap (e.g. a progress thread competing for cores).";
     case Diagnosis::imprecise_reference:
-      return "Faster than perfect overlap (r_overhead clearly below 0): a reference time "
-             "is imprecise, so this point says nothing about overlap.";
+      return "A reference time is off its target or too noisy, or the run was faster than "
+             "perfect overlap: the ratios say nothing reliable about overlap here.";
     case Diagnosis::invalid:
       return "Invalid measurement: see the reason.";
   }

@@ -16,7 +16,7 @@ enum class Diagnosis {
   computation_slowdown,        // sec. 3.3.2: it progressed, the computation paid for it
   communication_slowdown,      // the collective got slower, the computation is unhurt
   contention_without_overlap,  // sec. 3.3.3: no progress and a slower computation
-  imprecise_reference,         // r_overhead clearly below 0: a reference time is off
+  imprecise_reference,         // a reference off target or too noisy, or r_overhead below 0
   invalid,                     // a calibration failed or no iteration could be kept
 };
 
@@ -45,6 +45,10 @@ struct OverlapRatios {
 struct DiagnosisThresholds {
   double tolerance = 0.15;  // ratios within this of their ideal count as ideal (noise)
   double progressed = 0.5;  // progressed fraction from which communication "progressed"
+  // A reference time whose p25-p75 spread is wider than this fraction of its median is too
+  // noisy to divide by (reference_check.hpp): twice the ratios' tolerance, so a point is
+  // flagged only where the quartiles alone move a ratio by more than the noise allows.
+  double reference_spread = 0.3;
 };
 
 Diagnosis diagnose(const std::optional<OverlapRatios>& ratios,

@@ -52,23 +52,43 @@ Spread spread_of(const std::vector<IterationSample>& samples, F field) {
   return spread(v);
 }
 
-// OSU and IMB: each rank's means over the kept iterations.
-std::vector<PeerRankTimes> peer_times(const std::vector<std::vector<RankIteration>>& its,
-                                      const std::vector<bool>& keep) {
+// Each rank's means over the kept iterations.
+std::vector<RankMeans> rank_means(const std::vector<std::vector<RankIteration>>& its,
+                                  const std::vector<bool>& keep) {
   const std::size_t ranks = its.front().size();
-  std::vector<PeerRankTimes> out;
+  std::vector<RankMeans> out;
   for (std::size_t r = 0; r < ranks; ++r) {
-    std::vector<double> overall, compute, pure;
+    std::vector<double> overall, call, compute, test, wait, pure, comp_ref;
     for (std::size_t i = 0; i < its.size(); ++i) {
       if (!keep[i]) continue;
       const RankIteration& x = its[i][r];
       overall.push_back(x.t_call + x.t_comp + x.t_wait);
-      compute.push_back(x.t_comp - x.t_test);
+      call.push_back(x.t_call);
+      compute.push_back(x.t_comp);
+      test.push_back(x.t_test);
+      wait.push_back(x.t_wait);
       pure.push_back(x.comm_local);
+      comp_ref.push_back(x.comp_ref);
     }
-    out.push_back(peer_rank_means(overall, compute, pure));
+    out.push_back({mean(overall), mean(call), mean(compute), mean(test), mean(wait), mean(pure),
+                   mean(comp_ref)});
   }
   return out;
+}
+
+void add_rank_means(OverlapPointStats& s, const std::vector<std::vector<RankIteration>>& its,
+                    const std::vector<bool>& keep) {
+  s.ranks = rank_means(its, keep);
+  std::vector<PeerRankTimes> peers;
+  double slowest = 0, fastest = 0;
+  for (const RankMeans& m : s.ranks) {
+    peers.push_back({m.overall, m.compute, m.pure, m.test});
+    slowest = std::max(slowest, m.comp_ref);
+    fastest = fastest == 0 ? m.comp_ref : std::min(fastest, m.comp_ref);
+  }
+  s.osu_on_nbc_times_pct = osu_overlap_pct(peers);
+  s.imb_on_nbc_times_pct = imb_overlap_pct(peers);
+  s.comp_speed_spread = fastest > 0 ? slowest / fastest : 1;
 }
 
 void add_ratios(OverlapPointStats& s, const DiagnosisThresholds& thresholds) {
@@ -95,16 +115,18 @@ void add_ratios(OverlapPointStats& s, const DiagnosisThresholds& thresholds) {
   s.r_comp_slowdown = spread(slowdown);
   s.progressed = median(progressed);
   s.r_comp_loss = median(loss);
-  s.diagnosis = diagnose(OverlapRatios{s.r_overhead.median, s.r_comm.median,
-                                       s.r_comp_slowdown.median, s.progressed, s.r_comp_loss},
-                         thresholds);
+  s.ratio_diagnosis = diagnose(OverlapRatios{s.r_overhead.median, s.r_comm.median,
+                                             s.r_comp_slowdown.median, s.progressed, s.r_comp_loss},
+                               thresholds);
+  s.diagnosis = s.ratio_diagnosis;
   s.valid = true;
 }
 
 }  // namespace
 
 OverlapPointStats reduce_overlap(const std::vector<std::vector<RankIteration>>& iterations,
-                                 const DiagnosisThresholds& thresholds) {
+                                 const DiagnosisThresholds& thresholds,
+                                 const std::optional<ReferenceTargets>& targets) {
   OverlapPointStats s;
   if (iterations.empty() || iterations.front().empty()) {
     s.invalid_reason = "no iteration was measured";
@@ -138,10 +160,13 @@ OverlapPointStats reduce_overlap(const std::vector<std::vector<RankIteration>>& 
   s.t_wait = spread_of(s.samples, [](auto& x) { return x.t_wait; });
   s.t_in_mpi = spread_of(s.samples, [](auto& x) { return x.t_call + x.t_wait; });
   s.t_test = spread_of(s.samples, [](auto& x) { return x.t_test; });
-  const std::vector<PeerRankTimes> peers = peer_times(iterations, keep);
-  s.osu_overlap_pct = osu_overlap_pct(peers);
-  s.imb_overlap_pct = imb_overlap_pct(peers);
+  add_rank_means(s, iterations, keep);
   add_ratios(s, thresholds);
+  if (s.valid && targets) {
+    s.imprecise =
+        reference_problems(*targets, s.t_comm_ref, s.t_comp_ref, s.r_overhead, thresholds);
+    if (!s.imprecise.empty()) s.diagnosis = Diagnosis::imprecise_reference;
+  }
   return s;
 }
 

@@ -14,8 +14,11 @@
 // Over the kept iterations: medians with quartiles. Ratios are computed per iteration
 // against the point's median reference times; their medians are the point's ratios (and
 // equal the formulas applied to the medians, since each is monotone in its one
-// per-iteration quantity). OSU's and IMB's percentages use each rank's means, as they do;
-// their computation time leaves out the MPI_Test calls made during it, as OSU's does.
+// per-iteration quantity). Each rank's means over the kept iterations are kept too, so a
+// file can be recomputed from itself: OSU's and IMB's formulas on these times use them (the
+// peers' own protocol is bench/nbc/peer_protocol), and so does the spread of the ranks'
+// computation speed. Given the point's targets, the references are checked
+// (reference_check.hpp): a problem makes the point `imprecise_reference`, with its numbers.
 #pragma once
 
 #include <optional>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "measure/diagnosis.hpp"
+#include "measure/reference_check.hpp"
 #include "measure/statistics.hpp"
 
 namespace overlap::measure {
@@ -50,6 +54,17 @@ struct IterationSample {
   double t_comp_max = 0;
 };
 
+// One rank's means over the kept iterations, local durations.
+struct RankMeans {
+  double overall = 0;   // t4 - t1
+  double call = 0;      // t2 - t1
+  double compute = 0;   // t3 - t2, MPI_Test calls included
+  double test = 0;      // inside MPI_Test calls
+  double wait = 0;      // t4 - t3
+  double pure = 0;      // the bare collective's local end - start
+  double comp_ref = 0;  // the bare computation
+};
+
 struct OverlapPointStats {
   bool valid = false;
   std::string invalid_reason;  // one line when not valid
@@ -61,14 +76,23 @@ struct OverlapPointStats {
   Spread t_in_mpi;    // t_call + t_wait of the pacing rank
   Spread t_test;      // inside MPI_Test calls of the pacing rank
   Spread r_overhead, r_comm, r_comp_slowdown;
-  double progressed = 0;   // median progressed_fraction
-  double r_comp_loss = 0;  // median r_comp_loss
-  std::optional<double> osu_overlap_pct, imb_overlap_pct;
+  double progressed = 0;         // median progressed_fraction
+  double r_comp_loss = 0;        // median r_comp_loss
+  std::vector<RankMeans> ranks;  // per rank, in rank order
+  // OSU's and IMB's formulas (peer_overlap.hpp) on these iterations' per-rank means.
+  std::optional<double> osu_on_nbc_times_pct, imb_on_nbc_times_pct;
+  // The slowest rank's mean bare computation over the fastest's: how unequal the ranks'
+  // computation speeds are at this size (the slowest sets t_comp_ref).
+  double comp_speed_spread = 1;
   Diagnosis diagnosis = Diagnosis::invalid;
+  Diagnosis ratio_diagnosis = Diagnosis::invalid;  // from the ratios alone, before the check
+  std::vector<std::string> imprecise;              // reference_problems: why imprecise_reference
 };
 
-// `iterations[i][r]`: rank r in iteration i; every iteration has the same ranks.
+// `iterations[i][r]`: rank r in iteration i; every iteration has the same ranks. With
+// `targets`, the references are checked against them.
 OverlapPointStats reduce_overlap(const std::vector<std::vector<RankIteration>>& iterations,
-                                 const DiagnosisThresholds& thresholds = {});
+                                 const DiagnosisThresholds& thresholds = {},
+                                 const std::optional<ReferenceTargets>& targets = std::nullopt);
 
 }  // namespace overlap::measure

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/record_schema.hpp"
-#include "bench/result_kind.hpp"
+#include "bench/common/result_kind.hpp"
 
 namespace overlap::output {
 

@@ -13,8 +13,8 @@
 
 #include "base/record_schema.hpp"
 #include "base/usage_error.hpp"
-#include "bench/result_kind.hpp"
-#include "bench/run_context.hpp"
+#include "bench/common/result_kind.hpp"
+#include "bench/common/run_context.hpp"
 #include "output/result_json.hpp"
 
 namespace overlap::output {

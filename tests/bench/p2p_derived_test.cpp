@@ -1,4 +1,4 @@
-#include "bench/p2p_derived.hpp"
+#include "bench/p2p/p2p_derived.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bench/cpu_record.hpp"
+#include "bench/common/cpu_record.hpp"
 
 namespace overlap::bench {
 namespace {

@@ -1,6 +1,6 @@
 // The grids of `overlap-bench part --pattern`: neighbours are symmetric, edges have none,
 // and the layout is MPI_Cart_create's row-major order.
-#include "bench/process_grid.hpp"
+#include "bench/part/process_grid.hpp"
 
 #include <gtest/gtest.h>
 

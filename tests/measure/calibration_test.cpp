@@ -54,6 +54,7 @@ TEST(Calibration, ReportsATargetBelowTheSmallestSize) {
   EXPECT_FALSE(r.converged);
   EXPECT_NE(r.reason.find("smallest"), std::string::npos) << r.reason;
   EXPECT_EQ(r.size, 1);
+  EXPECT_FALSE(r.bracketed);  // out of reach: nothing measured below 5 us
 }
 
 TEST(Calibration, ReportsATargetAboveTheLargestSize) {
@@ -63,6 +64,7 @@ TEST(Calibration, ReportsATargetAboveTheLargestSize) {
   EXPECT_FALSE(r.converged);
   EXPECT_NE(r.reason.find("largest"), std::string::npos) << r.reason;
   EXPECT_EQ(r.size, c.max_size);
+  EXPECT_FALSE(r.bracketed);
 }
 
 TEST(Calibration, ReportsAJumpNoSizeCanHit) {
@@ -71,6 +73,24 @@ TEST(Calibration, ReportsAJumpNoSizeCanHit) {
   const auto r = calibrate(100e-6, step, {});
   EXPECT_FALSE(r.converged);
   EXPECT_NE(r.reason.find("no size"), std::string::npos) << r.reason;
+  // Within reach of the sizes: the nearest reachable is the step's low side (10 us is
+  // 90 us from the target, 1 ms is 900 us from it).
+  EXPECT_TRUE(r.bracketed);
+  EXPECT_LT(r.size, 1000);
+  EXPECT_DOUBLE_EQ(r.time, 10e-6);
+}
+
+TEST(Calibration, ANearerSideOfAStepIsTheNearestReachable) {
+  // The issue-24 demo: 6.02 ms just below a step, 9.32 ms just above; an 8 ms target is
+  // nearer the upper side.
+  const auto step = [](long s) { return s < 972605 ? 6.02e-3 * s / 972604.0 : 9.32e-3; };
+  CalibrationConfig c;
+  c.initial_size = 500000;
+  const auto r = calibrate(8e-3, step, c);
+  EXPECT_FALSE(r.converged);
+  EXPECT_TRUE(r.bracketed);
+  EXPECT_GE(r.size, 972605);
+  EXPECT_DOUBLE_EQ(r.time, 9.32e-3);
 }
 
 TEST(Calibration, GivesUpAfterMaxSteps) {
@@ -80,6 +100,7 @@ TEST(Calibration, GivesUpAfterMaxSteps) {
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.samples.size(), 3u);
   EXPECT_NE(r.reason.find("3 measurements"), std::string::npos) << r.reason;
+  EXPECT_FALSE(r.bracketed);  // still growing: every size measured was too fast
 }
 
 TEST(Calibration, OneSlowOutlierAtASmallSizeDoesNotStopTheSearch) {

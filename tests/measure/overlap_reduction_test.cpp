@@ -99,9 +99,18 @@ TEST(OverlapReduction, PeerPercentagesUseEachRanksMeans) {
   // Rank means over the kept iterations: rank 0 overall 27.5, compute 20.5, pure 12 ms;
   // rank 1 overall 27, compute 20.5, pure 12 ms.
   // OSU: 100 - 100 (27.25 - 20.5) / 12 = 43.75 %.
-  EXPECT_NEAR(*s.osu_overlap_pct, 43.75, 1e-9);
+  EXPECT_NEAR(*s.osu_on_nbc_times_pct, 43.75, 1e-9);
   // IMB: rank 0 (largest overall): (12 + 20.5 - 27.5) / 20.5 = 24.39 %.
-  EXPECT_NEAR(*s.imb_overlap_pct, 100.0 * 5.0 / 20.5, 1e-9);
+  EXPECT_NEAR(*s.imb_on_nbc_times_pct, 100.0 * 5.0 / 20.5, 1e-9);
+  // The means themselves are in the point, so a file can be recomputed from itself.
+  ASSERT_EQ(s.ranks.size(), 2u);
+  EXPECT_NEAR(s.ranks[0].overall, 0.0275, 1e-12);
+  EXPECT_NEAR(s.ranks[0].call, 0.0015, 1e-12);
+  EXPECT_NEAR(s.ranks[1].wait, 0.002, 1e-12);
+  EXPECT_NEAR(s.ranks[1].pure, 0.012, 1e-12);
+  EXPECT_NEAR(s.ranks[0].comp_ref, 0.021, 1e-12);
+  EXPECT_NEAR(s.ranks[1].comp_ref, 0.0205, 1e-12);
+  EXPECT_NEAR(s.comp_speed_spread, 0.021 / 0.0205, 1e-12);
 }
 
 TEST(OverlapReduction, AllIterationsLateIsInvalidWithTheCount) {

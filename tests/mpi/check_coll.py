@@ -2,7 +2,8 @@
 """Runs `overlap-bench coll` under mpiexec and checks what it writes (docs/result-format.md).
 
 A normal run: every field the embedded schema names, of its kind; per point windows tried =
-kept + late + overrun; the spread ordered; one own median per rank; the ratios recomputed
+kept + late + overrun + restarted (dropped when an overrun widened the window); the spread
+ordered; one own median per rank; the ratios recomputed
 from the stored times (naive / window, overlap / mpi); the CSV mirroring the flat fields.
 A run with a window far too short for the collective: every window overruns and is counted,
 no window is kept, and the point is invalid with the reason, its numbers null.
@@ -24,9 +25,11 @@ SPREADS = ("latency", "slowest")
 
 def check_point(p, nranks):
     where = f"point {p['impl']} {p['op']} {p['requested_bytes']}"
-    if p["windows"] != p["iterations"] + p["late_windows"] + p["overrun_windows"]:
+    if p["windows"] != (p["iterations"] + p["late_windows"] + p["overrun_windows"]
+                        + p["restarted_windows"]) or p["restarted_windows"] < 0:
         fail(f"{where}: {p['windows']} windows tried, {p['iterations']} kept + "
-             f"{p['late_windows']} late + {p['overrun_windows']} overrun")
+             f"{p['late_windows']} late + {p['overrun_windows']} overrun + "
+             f"{p['restarted_windows']} restarted")
     if not ITERATIONS <= p["windows"] <= MAX_BATCHES * ITERATIONS:
         fail(f"{where}: {p['windows']} windows tried for {ITERATIONS} to keep")
     if not p["valid"]:
@@ -130,6 +133,9 @@ def windows_too_short(args, env, tmp):
     if point["overrun_windows"] == 0 or "discarded" not in point["invalid_reason"]:
         fail(f"1 us windows: {point['overrun_windows']} overruns, reason "
              f"{point['invalid_reason']!r}")
+    if point["restarted_windows"] != 0:
+        fail(f"a fixed --window cannot widen, yet {point['restarted_windows']} windows were "
+             "dropped for a restart")
     if point["naive_mean_s"] is not None:
         fail("--naive no, yet naive_mean_s is set")
     print(f"1 us windows: {point['late_windows']} late, {point['overrun_windows']} overrun, "

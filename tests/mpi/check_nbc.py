@@ -6,6 +6,11 @@
   CSV (one row per point, same columns, same values). At least one point must be valid: a
   run without any is retried once, visibly, because a loaded machine can make calibrations
   miss their tolerance.
+--mode peers: the OSU and IMB columns on a rooted collective over 4 ranks, where every
+  rank's pure time differs: each column must equal its peer's formula on the per-rank means
+  the file records for the peers' own protocol, each rank's computation must have been
+  sized to its own pure time (OSU: at least that long; IMB: floor(pure x rate) steps), and
+  every rank's pure time is its own.
 --mode resume: interrupts a sweep (kills its process group) once the file holds some points,
   resumes it by repeating the original command with --resume added, and checks that exactly
   the missing points were measured and the earlier ones kept unchanged; the same command
@@ -31,24 +36,41 @@ SPREADS = ("t_comm_ref", "t_comp_ref", "t_measured", "t_call", "t_comp", "t_wait
 # t_test_* is null without --test-interval: checked apart.
 TIME_FIELDS = tuple(f"{n}{q}_s" for n in SPREADS for q in ("", "_p25", "_p75"))
 RATIO_FIELDS = tuple(f"{n}{q}" for n in ("r_overhead", "r_comm", "r_comp_slowdown")
-                     for q in ("", "_p25", "_p75")) + ("osu_overlap_pct", "imb_overlap_pct")
+                     for q in ("", "_p25", "_p75")) + (
+    "osu_overlap_pct", "imb_overlap_pct", "osu_on_nbc_times_pct", "imb_on_nbc_times_pct",
+    "comp_speed_spread")
+PCT_FIELDS = ("osu_overlap_pct", "imb_overlap_pct", "osu_on_nbc_times_pct",
+              "imb_on_nbc_times_pct")
+# The thresholds of measure::DiagnosisThresholds and reference_check (docs/nbc-benchmark.md).
+TAU = 0.15
+REFERENCE_SPREAD = 0.3
 
 # sweep: about 10 s at P = 2 on two cores; MPI's collectives and liboverlap's side by side.
 SWEEP = dict(impls=["mpi", "overlap"], ops=["ibcast", "iallreduce"], comm=["1ms", "2ms"],
              comp=["1ms", "2ms"],
              extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
-                    "--progress", "shared", "--test-interval", "1MiB"])
+                    "--progress", "shared", "--test-interval", "1MiB",
+                    "--peer-iterations", "3"])
 # The same with more ranks than cores: MPICH (ch4:ucx) busy-polls, so a rank waiting for a
 # descheduled one loses a whole time slice and even a 1-byte collective takes several ms;
 # targets of 1-2 ms never calibrate. Longer targets, looser tolerance: about 15 s at P = 3.
-# liboverlap's collectives only, progressed by the caller: about 15 s at P = 3.
+# liboverlap's collectives only, progressed by the caller: about 15 s at P = 3. Without the
+# peers' protocols: their columns are null with the reason.
 SWEEP_OVERSUBSCRIBED = dict(impls=["overlap"], ops=["ibcast", "iallreduce"],
                             comm=["16ms", "32ms"], comp=["8ms", "16ms"],
                             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
-                                   "--tolerance", "30%", "--progress", "caller"])
+                                   "--tolerance", "30%", "--progress", "caller",
+                                   "--peer-iterations", "0"])
+# peers: a rooted collective on 4 ranks (two cores: oversubscribed, so long targets and a
+# loose tolerance, as SWEEP_OVERSUBSCRIBED), MPI's and liboverlap's with its shared progress
+# thread, so the columns are seldom all clamped to 0; OSU with test calls. About 10 s.
+PEERS = dict(impls=["mpi", "overlap"], ops=["igather"], comm=["16ms"], comp=["16ms"],
+             extra=["--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
+                    "--tolerance", "30%", "--progress", "shared", "--test-interval", "4MiB",
+                    "--peer-iterations", "4"])
 # resume: about 15 s at P = 2; the first points take longest (calibration).
 RESUME = dict(impls=["mpi"], ops=["ibcast"], comm=["4ms", "16ms"], comp=["4ms", "16ms", "64ms"],
-              extra=["--iterations", "5"])
+              extra=["--iterations", "5", "--peer-iterations", "2"])
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 
 
@@ -186,6 +208,125 @@ def check_from_samples(p, where):
         fail(f"{where}: pacing_rank {s['pacing_rank']}")
 
 
+def osu_pct(ranks):
+    """OSU 7.4's print_stats_nbc on (overall, compute, test, pure) per rank, term for term
+    as measure::osu_overlap_pct computes it, so both give the same bits."""
+    if not ranks:
+        return None
+    overall = compute = test = pure = 0.0
+    for o, c, s, q in ranks:
+        overall += o
+        compute += c
+        test += s
+        pure += q
+    n = float(len(ranks))
+    overall /= n
+    compute /= n
+    test /= n
+    pure /= n
+    if not pure > 0:
+        return None
+    return max(0.0, 100.0 - 100.0 * (overall - (compute - test)) / pure)
+
+
+def imb_rank(ranks):
+    best = -1
+    for i, r in enumerate(ranks):
+        if best < 0 or r[0] > ranks[best][0]:
+            best = i
+    return best
+
+
+def imb_pct(ranks):
+    """IMB_display_times on (overall, compute, test, pure): the first rank with the largest
+    overall time, its own times."""
+    i = imb_rank(ranks)
+    if i < 0:
+        return None
+    o, c, s, q = ranks[i]
+    compute = c - s
+    denominator = max(q, compute)
+    if not denominator > 0:
+        return None
+    return 100.0 * min(max((q + compute - o) / denominator, 0.0), 1.0)
+
+
+def same(where, key, got, want):
+    """Recomputed from the file: the same bits (or both null)."""
+    if got != want:
+        fail(f"{where}: {key} {got!r}, recomputed from the file {want!r}")
+
+
+def check_recomputed(p, cfg, where):
+    """Every derived number of the point from the point itself: the peers' columns from the
+    per-rank means of their own protocol, their formulas on our times from our per-rank
+    means, the computation-speed spread, the references' flags."""
+    nranks = len(p["ranks"])
+    if nranks < 1:
+        fail(f"{where}: no per-rank means")
+    ours = [(r["overall_s"], r["compute_s"], r["test_s"], r["pure_s"]) for r in p["ranks"]]
+    same(where, "osu_on_nbc_times_pct", p["osu_on_nbc_times_pct"], osu_pct(ours))
+    same(where, "imb_on_nbc_times_pct", p["imb_on_nbc_times_pct"], imb_pct(ours))
+    refs = [r["comp_ref_s"] for r in p["ranks"]]
+    same(where, "comp_speed_spread", p["comp_speed_spread"], max(refs) / min(refs))
+    for r in p["ranks"]:
+        if abs(r["overall_s"] - (r["call_s"] + r["compute_s"] + r["wait_s"])) > 1e-9:
+            fail(f"{where}: a rank's overall_s {r['overall_s']} is not call + compute + wait")
+    peers = p["peers"]
+    if cfg["peer_iterations"] == 0:
+        if peers is not None or p["osu_overlap_pct"] is not None:
+            fail(f"{where}: --peer-iterations 0, yet the peers' columns are there")
+        if "not run" not in (p.get("null_reasons") or {}).get("osu_overlap_pct", ""):
+            fail(f"{where}: osu_overlap_pct null without its reason: {p.get('null_reasons')}")
+    else:
+        if peers is None or len(peers["ranks"]) != nranks:
+            fail(f"{where}: peers {peers!r}, expected one entry per rank ({nranks})")
+        if peers["iterations"] != cfg["peer_iterations"] or peers["test_calls"] != p["test_calls"]:
+            fail(f"{where}: peers ran {peers['iterations']} iterations with "
+                 f"{peers['test_calls']} tests, configured {cfg['peer_iterations']} and "
+                 f"{p['test_calls']}")
+        osu = [(r["osu_overall_s"], r["osu_compute_s"], r["osu_test_s"], r["pure_s"])
+               for r in peers["ranks"]]
+        imb = [(r["imb_overall_s"], r["imb_compute_s"], 0.0, r["pure_s"]) for r in peers["ranks"]]
+        same(where, "osu_overlap_pct", p["osu_overlap_pct"], osu_pct(osu))
+        same(where, "imb_overlap_pct", p["imb_overlap_pct"], imb_pct(imb))
+        same(where, "peers.imb_rank", peers["imb_rank"], imb_rank(imb))
+        for i, r in enumerate(peers["ranks"]):
+            # Each rank's computation sized to its OWN pure time: OSU's runs at least that
+            # long (time-based; 1 ppm for two clocks), IMB's is floor(pure x rate) steps.
+            if r["osu_compute_s"] - r["osu_test_s"] < r["pure_s"] * (1 - 1e-6):
+                fail(f"{where}: rank {i}'s OSU computation {r['osu_compute_s']} s (tests "
+                     f"{r['osu_test_s']} s) is shorter than its own pure time {r['pure_s']} s")
+            same(where, f"peers.ranks[{i}].imb_steps", r["imb_steps"],
+                 max(1, math.floor(r["pure_s"] * r["imb_steps_per_second"])))
+    check_flags(p, cfg, where)
+
+
+def check_flags(p, cfg, where):
+    """imprecise_reference with its reasons exactly where the file's own numbers break the
+    rules of measure::reference_problems."""
+    tol = cfg["tolerance"]
+    want = []
+    for name, target in (("t_comm_ref", p["target_comm_s"]), ("t_comp_ref", p["target_comp_s"])):
+        med, lo, hi = p[f"{name}_s"], p[f"{name}_p25_s"], p[f"{name}_p75_s"]
+        if abs(med - target) > tol * target:
+            want.append(f"{name} ")
+        if hi - lo > REFERENCE_SPREAD * med:
+            want.append(f"{name} p25-p75")
+    r, lo, hi = p["r_overhead"], p["r_overhead_p25"], p["r_overhead_p75"]
+    if r < -TAU or r + (hi - lo) < 0:
+        want.append("r_overhead ")
+    got = p["imprecise"]
+    if len(got) != len(want) or not all(g.startswith(w) for g, w in zip(got, want)):
+        fail(f"{where}: imprecise {got}, the file's numbers break {want}")
+    if got and (p["diagnosis"] != "imprecise_reference" or not all(
+            g in p["diagnosis_text"] for g in got)):
+        fail(f"{where}: flagged {got}, yet diagnosis {p['diagnosis']!r}: {p['diagnosis_text']}")
+    if not got and p["diagnosis"] != p["ratio_diagnosis"]:
+        fail(f"{where}: nothing flagged, yet diagnosis {p['diagnosis']!r} and ratio_diagnosis "
+             f"{p['ratio_diagnosis']!r}")
+
+
 def check_point(p, cfg):
     """Field names and kinds are check_result_header's (the embedded schema); here what
     they must say."""
@@ -203,9 +344,11 @@ def check_point(p, cfg):
             fail(f"{where}: invalid without a reason")
         if p["diagnosis"] != "invalid":
             fail(f"{where}: invalid, yet diagnosis {p['diagnosis']!r}")
-        not_null = [k for k in TIME_FIELDS + RATIO_FIELDS + ("samples",) if p[k] is not None]
-        if not_null:
-            fail(f"{where}: invalid, yet {not_null} are not null")
+        not_null = [k for k in TIME_FIELDS + RATIO_FIELDS + ("samples", "peers")
+                    if p[k] is not None]
+        if not_null or p["ranks"] or p["imprecise"]:
+            fail(f"{where}: invalid, yet {not_null} are not null (ranks {len(p['ranks'])}, "
+                 f"imprecise {p['imprecise']})")
         return
 
     if p["invalid_reason"] != "":
@@ -224,12 +367,20 @@ def check_point(p, cfg):
         if not (is_num(p[key]) and p[key] > 0):
             fail(f"{where}: {key} {p[key]!r} is not a positive time")
     for key in RATIO_FIELDS:
-        if not is_num(p[key]):
+        if not is_num(p[key]) and not (key in ("osu_overlap_pct", "imb_overlap_pct")
+                                       and cfg["peer_iterations"] == 0):
             fail(f"{where}: {key} {p[key]!r} is not a finite number")
-    for key in ("osu_overlap_pct", "imb_overlap_pct"):
-        if not 0 <= p[key] <= 100:
+    for key in PCT_FIELDS:
+        if p[key] is not None and not 0 <= p[key] <= 100:
             fail(f"{where}: {key} {p[key]} outside [0, 100]")
     check_from_samples(p, where)
+    check_recomputed(p, cfg, where)
+    note = p["calibration_note"]
+    if note and "nearest reachable" not in note:
+        fail(f"{where}: calibration_note {note!r} does not say which size was measured")
+    for key in ("calibrated_comm_s", "calibrated_comp_s"):
+        if not (is_num(p[key]) and p[key] > 0):
+            fail(f"{where}: {key} {p[key]!r} is not a positive time")
     interval = cfg.get("test_interval_bytes")
     want_calls = 0 if interval is None else -(-p["msg_bytes"] // interval) + 1
     if p["test_calls"] != want_calls or (p["t_test_s"] is None) != (interval is None):
@@ -342,6 +493,36 @@ def sweep(args, env, tmp):
     fail("no valid point in two sweeps: every calibration failed")
 
 
+def peers(args, env, tmp):
+    """The 4-rank rooted fixture: the OSU and IMB columns are their peers' formulas on the
+    peers' protocol, recomputed here from the per-rank means the file records."""
+    grid = PEERS
+    out = os.path.join(tmp, "peers.json")
+    cmd = launcher(args, args.np) + [args.bench] + bench_args(grid) + ["--output", out]
+    for attempt in (1, 2):
+        p = run(cmd, env)
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}")
+        doc = load(out)
+        check_metadata(doc, args, grid)
+        check_points(doc, grid)  # every number recomputed from the file (check_recomputed)
+        invalid = [q["invalid_reason"] for q in doc["points"] if not q["valid"]]
+        if not invalid:
+            break
+        if attempt == 2:
+            fail(f"invalid points twice: {invalid}")
+        print(f"RETRY: invalid points ({invalid})", flush=True)
+    for point in doc["points"]:
+        pure = [r["pure_s"] for r in point["peers"]["ranks"]]
+        if len(set(pure)) != len(pure):
+            fail(f"pure times {pure}: every rank's own, so all different")
+        print(f"{point['impl']}: pure per rank {[f'{x * 1e3:.2f} ms' for x in pure]}; OSU "
+              f"{point['osu_overlap_pct']:.2f} %, IMB {point['imb_overlap_pct']:.2f} % (rank "
+              f"{point['peers']['imb_rank']}); on nbc's times OSU "
+              f"{point['osu_on_nbc_times_pct']:.2f} %, IMB "
+              f"{point['imb_on_nbc_times_pct']:.2f} %: recomputed from the file")
+
+
 def resume(args, env, tmp):
     grid = RESUME
     total = len(grid_keys(grid))
@@ -448,10 +629,11 @@ def resume(args, env, tmp):
 
 def main():
     ap = argument_parser()
-    ap.add_argument("--mode", choices=["sweep", "resume"], default="sweep")
+    ap.add_argument("--mode", choices=["sweep", "peers", "resume"], default="sweep")
     args = ap.parse_args()
     env = mpi_env()
-    main_frame("check_nbc.", lambda tmp: (sweep if args.mode == "sweep" else resume)(args, env, tmp))
+    modes = {"sweep": sweep, "peers": peers, "resume": resume}
+    main_frame("check_nbc.", lambda tmp: modes[args.mode](args, env, tmp))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ CASES = [
     (["nbc", "--progress", "busy"], "'busy'"),
     (["nbc", "--test-interval", "abc"], "'abc'"),
     (["nbc", "--test-interval", "1.5B"], "'1.5B'"),
+    (["nbc", "--peer-iterations", "-1"], "'-1'"),
+    (["nbc", "--peer-iterations", "ten"], "'ten'"),
     (["latency", "--op", "bcast"], "'bcast'"),
     (["coll", "--op", "ibcast"], "'ibcast'"),
     (["coll", "--window", "0s"], "'0s'"),

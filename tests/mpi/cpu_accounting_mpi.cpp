@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/cpu_record.hpp"
+#include "bench/common/cpu_record.hpp"
 #include "measure/cpu_sampler.hpp"
 #include "verdict.hpp"
 

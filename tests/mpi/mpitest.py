@@ -30,7 +30,7 @@ def close(a, b, rel=1e-9):
 
 
 # The schema version each benchmark writes (docs/result-format.md).
-SCHEMA_VERSIONS = {"sync": 2, "nbc": 5, "impact": 3, "latency": 2, "coll": 1, "progress": 2,
+SCHEMA_VERSIONS = {"sync": 2, "nbc": 6, "impact": 3, "latency": 2, "coll": 2, "progress": 2,
                    "part": 2, "p2p": 5}
 
 KINDS = {

@@ -10,6 +10,11 @@
 //     inside Wait (Wait does its D of work), so nothing hides it: r_overhead about 1,
 //     t_wait about D.
 //   - The computation: its size is its duration in microseconds (it sleeps).
+//   - The peers' computation: time-based it sleeps the time asked, work-based a step is a
+//     microsecond of sleep at a rate of 10^6 steps per second. OSU and IMB, with their own
+//     protocols, must then read about 100 % for the collective that progresses by itself
+//     and about 0 % for the one that waits (their formulas, sec. 6.3 of the paper, on
+//     overall = pure or 2 pure, compute = pure), within 25 points.
 //
 // Tolerances. Both stand-ins sleep, so they do not compete for the two cores with other
 // ranks or builds, but a loaded machine wakes a sleeper late, seen up to a few
@@ -24,12 +29,14 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
-#include "bench/global_clock.hpp"
-#include "bench/nbc_bench.hpp"
+#include "bench/common/global_clock.hpp"
+#include "bench/nbc/nbc_bench.hpp"
 #include "clock/clock_source.hpp"
+#include "compute/peer_kernel.hpp"
 #include "compute/workload.hpp"
 
 namespace {
@@ -110,12 +117,33 @@ class SleepWork : public compute::Workload {
   long us_ = 0;
 };
 
+// The peers' dummy computation (compute::PeerKernel) as sleeps of known length.
+class SleepPeerKernel : public compute::PeerKernel {
+ public:
+  void run_for(double seconds, int pieces, const std::function<void()>& between) override {
+    const int parts = pieces > 0 ? pieces : 1;
+    for (int k = 0; k < parts; ++k) {
+      sleep_s(seconds / parts);
+      if (pieces > 0) between();
+    }
+  }
+  double steps_per_second() override { return 1e6; }
+  void run_steps(long steps) override { sleep_s(static_cast<double>(steps) * 1e-6); }
+};
+
 int failures = 0;
 
 void expect_near(const char* what, double got, double known, double tolerance) {
   const bool ok = std::abs(got - known) <= tolerance;
   std::printf("%s %-28s %10.3f ms, known %8.3f ms +- %.3f ms\n", ok ? "ok  " : "FAIL", what,
               got * 1e3, known * 1e3, tolerance * 1e3);
+  failures += ok ? 0 : 1;
+}
+
+void expect_pct(const char* what, const std::optional<double>& got, double known) {
+  const bool ok = got && std::abs(*got - known) <= 25;
+  std::printf("%s %-28s %10.1f %%, known %.0f %% +- 25\n", ok ? "ok  " : "FAIL", what,
+              got ? *got : -1.0, known);
   failures += ok ? 0 : 1;
 }
 
@@ -147,6 +175,19 @@ void check(const bench::NbcPoint& p, bool self_progressing) {
   expect_near("t_measured", p.t_measured->median, comp + wait, time_tolerance(comp + wait));
   expect_ratio("r_overhead", p.r_overhead->median, self_progressing ? 0.0 : 1.0);
   expect_ratio("r_comm", p.r_comm->median, wait / comm);
+  // The peers' own protocols: each rank computes for its own pure time (about D).
+  expect_pct("OSU (its own protocol)", p.osu_overlap_pct, self_progressing ? 100 : 0);
+  expect_pct("IMB (its own protocol)", p.imb_overlap_pct, self_progressing ? 100 : 0);
+  if (p.peers) {
+    for (const bench::PeerRank& r : p.peers->ranks) {
+      expect_near("peers: pure", r.pure_s, comm, time_tolerance(comm));
+      expect_near("peers: OSU compute", r.osu_compute_s, r.pure_s, time_tolerance(r.pure_s));
+      expect_near("peers: IMB compute", r.imb_compute_s, r.pure_s, time_tolerance(r.pure_s));
+    }
+  } else {
+    std::printf("FAIL peers phase missing\n");
+    ++failures;
+  }
   std::printf("     diagnosis %s, %d kept, %d discarded\n",
               std::string(measure::to_string(p.diagnosis)).c_str(), p.iterations, p.discarded);
 }
@@ -169,13 +210,15 @@ int main(int argc, char** argv) {
     config.iterations = 9;
     config.warmup = 1;
     config.calibration_runs = 3;
+    config.peer_iterations = 5;
     // "mpi" stands for the collective that progresses by itself, "overlap" for the one
     // that progresses only inside Wait.
     const bench::OperationFactory stand_ins = [](bench::Implementation impl, bench::Collective) {
       return std::make_unique<StandInCollective>(impl == bench::Implementation::mpi);
     };
     SleepWork work;
-    bench::NbcSweep sweep(clock, config, stand_ins, work);
+    SleepPeerKernel peer_kernel;
+    bench::NbcSweep sweep(clock, config, stand_ins, work, peer_kernel);
     for (const bench::NbcPoint& key : sweep.points()) {
       const bench::NbcPoint p = sweep.measure(key);
       if (rank == 0) check(p, key.impl == bench::Implementation::mpi);

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "bench/impact_record.hpp"
-#include "bench/latency_record.hpp"
-#include "bench/nbc_record.hpp"
-#include "bench/sync_record.hpp"
+#include "bench/nbc/impact_record.hpp"
+#include "bench/nbc/latency_record.hpp"
+#include "bench/nbc/nbc_record.hpp"
+#include "bench/sync/sync_record.hpp"
 #include "output/console_table.hpp"
 
 namespace overlap::output {

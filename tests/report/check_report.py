@@ -37,6 +37,11 @@ V2 = {k: HERE / f"{k}_v2.json" for k in ("nbc", "impact", "latency", "coll", "pr
 # rates over the kept iterations and records each rank's mask.
 NBC_CPU = HERE / "nbc_cpu_v3.json"
 NBC_CPU4 = HERE / "nbc_cpu_v4.json"
+# nbc schema 6 (issue 24): a real 2-node emulated-cluster run (Open MPI, ibcast, MPI's and
+# liboverlap's shared progress) trimmed to the 8 ms column: the OSU and IMB columns measured
+# with the peers' own protocols, their formulas on nbc's times beside them, a point flagged
+# imprecise_reference with its numbers.
+NBC_PEERS6 = HERE / "nbc_peers_v6.json"
 SCHEMA3_KERNEL = "kernel network processing on this core"
 # p2p schema 3 (issue 11 item 5): a real 2-rank plain run (blocking, nonblocking,
 # nonblocking-liboverlap) and the blocking code under overlap-run (--min-size 4KiB, so
@@ -284,8 +289,13 @@ def check_summary(ck, out):
     ck.check(seen == set(ALL_DIAGNOSES), f"the fixtures cover every diagnosis ({sorted(seen)})")
     ck.check("GEMM calibration did not converge on rank 1" in md,
              "summary.md has the impact invalid reason")
-    ck.check("where the three metrics disagree" in md and "OSU 99.2 %" in md,
-             "summary.md has the disagreement list")
+    # Schema 1 (and up to 5) OSU/IMB percentages are the formulas on nbc's own times: no
+    # disagreement is claimed from them (issue 24: that showed an artifact as a finding).
+    ck.check("where the three metrics disagree" in md and "OSU 99.2 %" not in md
+             and "no OSU or IMB column measured with their own protocols" in md,
+             "summary.md claims no disagreement from the formulas on nbc's own times")
+    ck.check("not what OSU and IMB measure with their own protocols" in md,
+             "summary.md says what the OSU/IMB numbers of schema 5 and before are")
     ck.check("Not measured yet" in md and "64 ms × 64 ms" in md,
              "summary.md lists the missing point")
     ck.check("not IMB-NBC's" in md, "summary.md says why schema 1 files show no IMB %")
@@ -294,6 +304,29 @@ def check_summary(ck, out):
                  f"summaries reference {name} by relative path")
     ck.check(page.startswith("<!DOCTYPE html>") and "<style>" in page and "http" not in page,
              "summary.html is self-contained")
+
+
+def check_peers_v6(ck, report, env, tmp):
+    """nbc schema 6: the disagreement list uses the peers' own protocols and leaves out
+    imprecise_reference points; the table shows the formulas on our times beside them; the
+    imprecise reasons appear with their numbers."""
+    out = tmp / "peers6"
+    p = run_report(report, [NBC_PEERS6, "-o", out], env)
+    ck.check(p.returncode == 0, f"{NBC_PEERS6.name}: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    points = json.loads(NBC_PEERS6.read_text(encoding="utf-8"))["points"]
+    for q in points:
+        claim = f"OSU {q['osu_overlap_pct']:.1f} %"
+        disagrees = (q["osu_overlap_pct"] >= 50) != (q["r_overhead"] < 0.5)
+        listed = q["diagnosis"] != "imprecise_reference" and disagrees
+        ck.check((claim + " overlap, but r_overhead" in md) == listed,
+                 f"{q['impl']} {q['target_comp_s']}: '{claim}' listed as a disagreement: {listed}")
+        ours = f"{q['osu_on_nbc_times_pct']:.1f} % / {q['imb_on_nbc_times_pct']:.1f} %"
+        ck.check(ours in md, f"{q['impl']} {q['target_comp_s']}: the table shows '{ours}'")
+        for line in q["imprecise"]:
+            ck.check(line in md, f"summary.md has the imprecise reason '{line}'")
+    ck.check(any(q["imprecise"] for q in points), "the fixture has a flagged point")
+    ck.check("OSU / IMB on our times" in md, "the table heads the formulas on our times")
 
 
 def check_every_kind(ck, report, env, tmp):
@@ -584,6 +617,7 @@ def main():
         make_variants(tmp)
         if not (args.install_only and args.install_from):
             check_full(ck, args.report, env, tmp)
+            check_peers_v6(ck, args.report, env, tmp)
             check_every_kind(ck, args.report, env, tmp)
             check_decomposition(ck, args.report, env, tmp)
             check_kind_decompositions(ck, args.report, env, tmp)

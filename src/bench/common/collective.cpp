@@ -1,0 +1,213 @@
+#include "bench/common/collective.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <utility>
+
+#include "overlap/overlap.h"
+
+namespace overlap::bench {
+namespace {
+
+bool is_reduction(Collective op) {
+  return op == Collective::reduce || op == Collective::allreduce ||
+         op == Collective::reduce_scatter_block;
+}
+
+// Buffer lengths in messages (elements x this) for send and receive.
+std::pair<long, long> buffer_factors(Collective op, int p) {
+  switch (op) {
+    case Collective::bcast:
+      return {1, 0};
+    case Collective::reduce:
+    case Collective::allreduce:
+      return {1, 1};
+    case Collective::allgather:
+    case Collective::gather:
+      return {1, p};
+    case Collective::alltoall:
+      return {p, p};
+    case Collective::scatter:
+    case Collective::reduce_scatter_block:
+      return {p, 1};
+    case Collective::barrier:
+      return {0, 0};
+  }
+  return {0, 0};
+}
+
+int to_int(long count) {
+  if (count > INT_MAX) throw std::length_error("message count exceeds MPI's int");
+  return static_cast<int>(count);
+}
+
+// MPI's nonblocking collectives, liboverlap's and MPI's blocking ones take the same
+// arguments (minus the request): one table per family, one switch.
+struct NonblockingCalls {
+  decltype(&MPI_Ibcast) bcast;
+  decltype(&MPI_Ireduce) reduce;
+  decltype(&MPI_Iallreduce) allreduce;
+  decltype(&MPI_Iallgather) allgather;
+  decltype(&MPI_Ialltoall) alltoall;
+  decltype(&MPI_Igather) gather;
+  decltype(&MPI_Iscatter) scatter;
+  decltype(&MPI_Ireduce_scatter_block) reduce_scatter_block;
+  decltype(&MPI_Ibarrier) barrier;
+};
+
+const NonblockingCalls kMpiCalls{
+    MPI_Ibcast,    MPI_Ireduce, MPI_Iallreduce, MPI_Iallgather,
+    MPI_Ialltoall, MPI_Igather, MPI_Iscatter,   MPI_Ireduce_scatter_block,
+    MPI_Ibarrier};
+const NonblockingCalls kOverlapCalls{
+    OVX_Ibcast,    OVX_Ireduce, OVX_Iallreduce, OVX_Iallgather,
+    OVX_Ialltoall, OVX_Igather, OVX_Iscatter,   OVX_Ireduce_scatter_block,
+    OVX_Ibarrier};
+
+}  // namespace
+
+int element_bytes(Collective op) { return is_reduction(op) ? static_cast<int>(sizeof(double)) : 1; }
+
+CollectiveCall::CollectiveCall(Collective op, Implementation impl, MPI_Comm comm)
+    : op_(op), impl_(impl), comm_(comm) {
+  MPI_Comm_size(comm, &size_);
+}
+
+int CollectiveCall::element_bytes() const { return bench::element_bytes(op_); }
+
+long CollectiveCall::max_elements(double max_bytes) const {
+  if (!has_size()) return 0;
+  const auto [s, r] = buffer_factors(op_, size_);
+  const double per_element = static_cast<double>((s + r) * element_bytes());
+  const double by_memory = max_bytes / per_element;
+  const double by_int = static_cast<double>(INT_MAX) / static_cast<double>(std::max(s, r));
+  return static_cast<long>(std::min(by_memory, by_int));
+}
+
+void CollectiveCall::resize(long elements) {
+  const auto [s, r] = buffer_factors(op_, size_);
+  const auto bytes = static_cast<std::size_t>(elements * element_bytes());
+  // assign() touches every page, so first use inside a measurement costs no page faults.
+  send_.assign(bytes * static_cast<std::size_t>(s), 1);
+  recv_.assign(bytes * static_cast<std::size_t>(r), 0);
+  elements_ = elements;
+}
+
+void CollectiveCall::start() {
+  const NonblockingCalls& call = impl_ == Implementation::overlap ? kOverlapCalls : kMpiCalls;
+  const MPI_Datatype type = is_reduction(op_) ? MPI_DOUBLE : MPI_BYTE;
+  const int n = to_int(elements_);
+  void* s = send_.data();
+  void* r = recv_.data();
+  MPI_Request* req = &request_;
+  switch (op_) {
+    case Collective::bcast:
+      call.bcast(s, n, type, 0, comm_, req);
+      break;
+    case Collective::reduce:
+      call.reduce(s, r, n, type, MPI_SUM, 0, comm_, req);
+      break;
+    case Collective::allreduce:
+      call.allreduce(s, r, n, type, MPI_SUM, comm_, req);
+      break;
+    case Collective::allgather:
+      call.allgather(s, n, type, r, n, type, comm_, req);
+      break;
+    case Collective::alltoall:
+      call.alltoall(s, n, type, r, n, type, comm_, req);
+      break;
+    case Collective::gather:
+      call.gather(s, n, type, r, n, type, 0, comm_, req);
+      break;
+    case Collective::scatter:
+      call.scatter(s, n, type, r, n, type, 0, comm_, req);
+      break;
+    case Collective::reduce_scatter_block:
+      call.reduce_scatter_block(s, r, n, type, MPI_SUM, comm_, req);
+      break;
+    case Collective::barrier:
+      call.barrier(comm_, req);
+      break;
+  }
+}
+
+bool CollectiveCall::test() {
+  int done = 0;
+  MPI_Test(&request_, &done, MPI_STATUS_IGNORE);
+  return done != 0;
+}
+
+void CollectiveCall::wait() { MPI_Wait(&request_, MPI_STATUS_IGNORE); }
+
+void CollectiveCall::run_blocking() {
+  if (impl_ == Implementation::overlap) {
+    start();
+    wait();
+    return;
+  }
+  const MPI_Datatype type = is_reduction(op_) ? MPI_DOUBLE : MPI_BYTE;
+  const int n = to_int(elements_);
+  void* s = send_.data();
+  void* r = recv_.data();
+  switch (op_) {
+    case Collective::bcast:
+      MPI_Bcast(s, n, type, 0, comm_);
+      break;
+    case Collective::reduce:
+      MPI_Reduce(s, r, n, type, MPI_SUM, 0, comm_);
+      break;
+    case Collective::allreduce:
+      MPI_Allreduce(s, r, n, type, MPI_SUM, comm_);
+      break;
+    case Collective::allgather:
+      MPI_Allgather(s, n, type, r, n, type, comm_);
+      break;
+    case Collective::alltoall:
+      MPI_Alltoall(s, n, type, r, n, type, comm_);
+      break;
+    case Collective::gather:
+      MPI_Gather(s, n, type, r, n, type, 0, comm_);
+      break;
+    case Collective::scatter:
+      MPI_Scatter(s, n, type, r, n, type, 0, comm_);
+      break;
+    case Collective::reduce_scatter_block:
+      MPI_Reduce_scatter_block(s, r, n, type, MPI_SUM, comm_);
+      break;
+    case Collective::barrier:
+      MPI_Barrier(comm_);
+      break;
+  }
+}
+
+std::string prepare_buffers(std::vector<CollectiveCall>& calls, long elements,
+                            const EnumNames<Collective, 9>& names, int rank) {
+  for (CollectiveCall& call : calls) {
+    if (!call.has_size()) continue;
+    const long bytes = elements * call.element_bytes();
+    if (elements < 1) {
+      return fmt::format("less than one element of {} ({} B)", names.name(call.op()),
+                         call.element_bytes());
+    }
+    // With no memory limit, max_elements() is the largest count MPI's int can carry.
+    const long most = call.max_elements(std::numeric_limits<double>::infinity());
+    if (elements > most) {
+      return fmt::format("{} elements of {} exceed MPI's int counts (at most {} here)", elements,
+                         names.name(call.op()), most);
+    }
+    try {
+      call.resize(elements);
+    } catch (const std::bad_alloc&) {
+      return fmt::format("cannot allocate the buffers for {} B messages on rank {}", bytes, rank);
+    } catch (const std::length_error&) {
+      return fmt::format("the buffers for {} B messages are too large on rank {}", bytes, rank);
+    }
+  }
+  return "";
+}
+
+}  // namespace overlap::bench

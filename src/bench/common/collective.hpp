@@ -1,0 +1,116 @@
+// The collectives the benchmarks measure, with buffers sized for one message size and the
+// calls that run one. Message size (`msg_bytes`) means, per rank: the broadcast/reduced
+// vector for bcast, reduce, allreduce; the block each rank contributes or receives for
+// allgather, alltoall, gather, scatter and reduce_scatter_block (as in OSU and IMB).
+// Reductions use MPI_DOUBLE + MPI_SUM, the rest MPI_BYTE. The root is rank 0. barrier has
+// no size. One enum, two vocabularies: `nbc` names them ibcast, ..., `coll` bcast, ....
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "base/enum_names.hpp"
+#include "bench/common/implementation.hpp"
+#include "bench/common/operation.hpp"
+
+namespace overlap::bench {
+
+enum class Collective {
+  bcast,
+  reduce,
+  allreduce,
+  allgather,
+  alltoall,
+  gather,
+  scatter,
+  reduce_scatter_block,
+  barrier,
+};
+
+inline constexpr EnumNames<Collective, 9> kNonblockingNames{
+    "nonblocking collective",
+    {{{Collective::bcast, "ibcast"},
+      {Collective::reduce, "ireduce"},
+      {Collective::allreduce, "iallreduce"},
+      {Collective::allgather, "iallgather"},
+      {Collective::alltoall, "ialltoall"},
+      {Collective::gather, "igather"},
+      {Collective::scatter, "iscatter"},
+      {Collective::reduce_scatter_block, "ireduce_scatter_block"},
+      {Collective::barrier, "ibarrier"}}}};
+
+inline constexpr EnumNames<Collective, 9> kBlockingNames{
+    "collective",
+    {{{Collective::bcast, "bcast"},
+      {Collective::reduce, "reduce"},
+      {Collective::allreduce, "allreduce"},
+      {Collective::allgather, "allgather"},
+      {Collective::alltoall, "alltoall"},
+      {Collective::gather, "gather"},
+      {Collective::scatter, "scatter"},
+      {Collective::reduce_scatter_block, "reduce_scatter_block"},
+      {Collective::barrier, "barrier"}}}};
+
+// Bytes per element: 8 (MPI_DOUBLE) for the reductions, 1 (MPI_BYTE) for the rest.
+int element_bytes(Collective op);
+
+// One collective on its own buffers, run by one implementation.
+class CollectiveCall : public Operation {
+ public:
+  CollectiveCall(Collective op, Implementation impl, MPI_Comm comm);
+
+  Collective op() const { return op_; }
+  Implementation impl() const { return impl_; }
+  bool has_size() const override { return op_ != Collective::barrier; }
+  int element_bytes() const override;
+  long max_elements(double max_bytes) const override;
+  void resize(long elements) override;
+  long elements() const override { return elements_; }
+  long msg_bytes() const { return elements_ * element_bytes(); }
+
+  // MPI_I<op> or OVX_I<op> with the same arguments.
+  void start() override;
+  bool test() override;
+  void wait() override;
+  // The blocking form: MPI_<op> for mpi, OVX_I<op> + MPI_Wait for overlap (liboverlap has
+  // no blocking collectives: this is what an application using it would call).
+  void run_blocking();
+
+ private:
+  Collective op_;
+  Implementation impl_;
+  MPI_Comm comm_;
+  int size_ = 1;
+  long elements_ = 0;
+  std::vector<unsigned char> send_;
+  std::vector<unsigned char> recv_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+// Gives every call its buffers for `elements` per message; returns why this rank cannot
+// (less than one element, more than MPI's int counts, no memory), or "". `names` names the
+// collective in the message.
+std::string prepare_buffers(std::vector<CollectiveCall>& calls, long elements,
+                            const EnumNames<Collective, 9>& names, int rank);
+
+// A collective's blocking form as an Operation: start() runs it to completion (MPI_<op>,
+// or OVX_I<op> + MPI_Wait for liboverlap), wait() has nothing left to do.
+class BlockingCall : public Operation {
+ public:
+  explicit BlockingCall(CollectiveCall& call) : call_(call) {}
+  bool has_size() const override { return call_.has_size(); }
+  int element_bytes() const override { return call_.element_bytes(); }
+  long max_elements(double max_bytes) const override { return call_.max_elements(max_bytes); }
+  void resize(long elements) override { call_.resize(elements); }
+  long elements() const override { return call_.elements(); }
+  void start() override { call_.run_blocking(); }
+  bool test() override { return true; }
+  void wait() override {}
+
+ private:
+  CollectiveCall& call_;
+};
+
+}  // namespace overlap::bench
