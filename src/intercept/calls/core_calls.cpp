@@ -471,6 +471,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
                    engine_error.c_str());
     return MPI_SUCCESS;
   }
+  rt.progress_mechanism = rt.progress->mechanism();
   init_placement();
   install_fault_handler();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
@@ -486,10 +487,14 @@ int core_finalize() {
     close_straight_path(rt);  // every call is counted before the report
     settle_all();
     reap();
-    write_run_report(rt);
     rt.progress.reset();  // our use of the engine ends
     stop_partitioned_routes();
     rt.active = false;
+    // The report's gather runs once the engine's thread is gone: with that thread still
+    // calling MPI beside it, MPICH 4.0.2 over UCX/TCP hung in the MPI_Finalize after it now
+    // and then (run_report.cpp has the figures).
+    ProgressDriver::before_mpi_finalize();
+    write_run_report(rt);
   }
   ProgressDriver::before_mpi_finalize();
   return PMPI_Finalize();

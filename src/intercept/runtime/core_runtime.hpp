@@ -46,7 +46,8 @@ struct Runtime {
   const ovx_shim* shim = nullptr;
   Settings settings;
   Policy policy = Policy::shared;
-  std::string policy_note;  // why the policy differs from the one asked for
+  std::string policy_note;         // why the policy differs from the one asked for
+  std::string progress_mechanism;  // how the engine progresses MPI (for the report)
   // UCX's memory hooks found on the shim's wrappers and put on libc's functions
   // (hook_mirror.h), and why that failed where it did.
   int memory_hooks_mirrored = 0;
