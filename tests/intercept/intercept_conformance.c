@@ -299,23 +299,28 @@ static int error_class(int rc) {
   return c;
 }
 
-/* One message from `from` to its pair partner, both drawing the same random choices. */
-static void derived_message(uint64_t* rnd, int it, MPI_Comm comm, int errors) {
+/* One message from `from` to its pair partner, both drawing the same random choices.
+ * `refused`: a large, dense send to a rank that does not exist (where errors return), so
+ * that every run has at least one send MPI refuses whatever the seed. */
+static void derived_message(uint64_t* rnd, int it, MPI_Comm comm, int errors, int refused) {
   int sints, rints;
-  MPI_Datatype st = make_type((int)(next_random(rnd) % NTYPES), rnd, &sints);
+  const int sshape = (int)(next_random(rnd) % NTYPES);
+  MPI_Datatype st = make_type(refused ? CONTIG : sshape, rnd, &sints);
   MPI_Datatype rt = make_type((int)(next_random(rnd) % NTYPES), rnd, &rints);
   /* A quarter of the messages small (eager, and where truncation is tried), the rest up to
    * a few MiB. */
-  const int scount = 1 + (int)(next_random(rnd) % (next_random(rnd) % 4 == 0 ? 64 : 40000));
+  const int drawn = 1 + (int)(next_random(rnd) % (next_random(rnd) % 4 == 0 ? 64 : 40000));
+  const int scount = refused && drawn < 8192 ? 8192 : drawn;
   const int n = scount * sints;
   /* Room for the message and a random surplus, or (only where errors return) too little. */
   int rcount = (n + rints - 1) / rints + (int)(next_random(rnd) % 3);
   /* Truncation only of small messages: Open MPI 4.1 writes a truncated message that goes
    * by its rendezvous protocol (single-copy over shared memory) past the receive buffer
    * (seen with valgrind: process_vm_readv into the bytes after the buffer). */
-  const int truncate = errors && n * (int)sizeof(int) <= 2048 && next_random(rnd) % 2 == 0;
+  const int truncate =
+      !refused && errors && n * (int)sizeof(int) <= 2048 && next_random(rnd) % 2 == 0;
   if (truncate) rcount = (n - 1) / rints;
-  const int bad_rank = errors && !truncate && next_random(rnd) % 6 == 0;
+  const int bad_rank = refused || (errors && !truncate && next_random(rnd) % 6 == 0);
   const int from = (int)(next_random(rnd) % 2), skind = (int)(next_random(rnd) % NKINDS),
             rkind = (int)(next_random(rnd) % NKINDS), late = (int)(next_random(rnd) % 2);
   const int me = rank % 2, partner = rank ^ 1, tag = 1000 + it;
@@ -377,9 +382,10 @@ static void mode_derived(uint64_t seed, int iterations) {
   MPI_Comm_set_errhandler(own, handler);
   uint64_t rnd = seed | 1;
   for (int it = 0; it < iterations; it++) {
-    const int which = (int)(next_random(&rnd) % 4);  /* half on a fatal communicator */
+    const int drawn = (int)(next_random(&rnd) % 4);  /* half on a fatal communicator */
+    const int refused = it == 0, which = refused ? 2 : drawn;
     MPI_Comm comm = which <= 1 ? fatal_comm : which == 2 ? returns : own;
-    if ((rank ^ 1) < size) derived_message(&rnd, it, comm, which >= 2);
+    if ((rank ^ 1) < size) derived_message(&rnd, it, comm, which >= 2, refused);
   }
   mix(&handler_calls, sizeof handler_calls);
   mix(&handler_last_class, sizeof handler_last_class);
