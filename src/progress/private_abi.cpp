@@ -85,6 +85,14 @@ int ovx_private_watch(MPI_Request request, void (*done)(void*, const MPI_Status*
 
 void ovx_private_hurry(int on) { hurry_engine(on != 0); }
 
+int ovx_private_hold(int on) {
+  ProgressEngine* e = running_engine();
+  if (e == nullptr) return MPI_ERR_OTHER;
+  if (on == 0) return e->scheduler().release_hold() ? MPI_SUCCESS : MPI_ERR_OTHER;
+  e->scheduler().hold(mpi_request_tester());
+  return MPI_SUCCESS;
+}
+
 size_t ovx_private_in_flight(void) {
   ProgressEngine* e = running_engine();
   return e == nullptr ? 0 : e->in_flight();

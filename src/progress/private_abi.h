@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define OVX_PRIVATE_ABI_VERSION 3
+#define OVX_PRIVATE_ABI_VERSION 4
 
 /* The ABI version this liboverlap.so implements (compare with OVX_PRIVATE_ABI_VERSION). */
 int ovx_private_abi_version(void);
@@ -47,6 +47,13 @@ int ovx_private_watch(MPI_Request request, void (*done)(void* arg, const MPI_Sta
  * the shared policy's thread passes without pausing, as the blocking MPI call would poll.
  * Async-signal-safe (an atomic and a futex wake). Needs a use (ovx_private_acquire). */
 void ovx_private_hurry(int on);
+
+/* A hold on the engine (OVX_Progress_begin/_end without their error handling): while one
+ * is open the engine passes and each pass pokes MPI's own progress, for requests the
+ * caller's program posted and completes itself (docs/liboverlap.md, "Point-to-point
+ * progress"). on != 0 opens one, on == 0 closes one. Returns MPI_SUCCESS, or MPI_ERR_OTHER
+ * when no engine runs or (closing) none is open. Needs a use (ovx_private_acquire). */
+int ovx_private_hold(int on);
 
 /* liboverlap's part of MPI_Finalize (stops the engine for good); call it right before
  * PMPI_Finalize from a library whose MPI_Finalize does not reach liboverlap's. */

@@ -143,17 +143,55 @@ TEST(ProgramRequests, ACompletionCallEndsOnlyTheRequestsItCompleted) {
   EXPECT_FALSE(reg.holds(20, 30, false));
 }
 
-TEST(ProgramRequests, EmptySpansHoldNothingAndReplaceWhatTheHandleLeft) {
+TEST(ProgramRequests, EmptySpansHoldNothingButTheRequestIsOutstanding) {
   ProgramRequests reg;
-  reg.add(handle(1), Spans{bytes(10, 10, true), Span{}}, false, false);
-  EXPECT_FALSE(reg.any());
+  reg.add(handle(1), Spans{bytes(10, 10, true), Span{}}, false, false);  // e.g. MPI_Ibarrier
+  EXPECT_TRUE(reg.any());
+  EXPECT_EQ(reg.outstanding().load(), 1);
+  EXPECT_FALSE(reg.holds(0, 100, false));
   reg.add(MPI_REQUEST_NULL, Spans{bytes(0, 10, true)}, false, false);
-  EXPECT_FALSE(reg.any());
+  EXPECT_EQ(reg.outstanding().load(), 1);
   reg.add(handle(2), Spans{}, true, false);  // unknown memory: every page held
   EXPECT_TRUE(reg.holds(0, 1, false));
   reg.add(handle(2), Spans{}, false, false);  // the handle reused by a request holding none
-  EXPECT_FALSE(reg.any());
   EXPECT_FALSE(reg.holds(0, 1, false));
+  EXPECT_EQ(reg.outstanding().load(), 2);
+  std::vector<MPI_Request> requests{handle(1), handle(2)};
+  complete(reg, requests, {0, 1}, [](int) { return true; });
+  EXPECT_FALSE(reg.any());
+  EXPECT_EQ(reg.outstanding().load(), 0);
+}
+
+// The engine's hold follows this count (ProgressDriver::follow_program): it must rise with
+// every request posted or started and fall with every completion or free, and say when it
+// turned between none and some.
+TEST(ProgramRequests, TheOutstandingCountFollowsPostsStartsCompletionsAndFrees) {
+  ProgramRequests reg;
+  EXPECT_FALSE(reg.take_turn());
+  reg.add(handle(1), Spans{bytes(0, 10, true)}, false, false);
+  EXPECT_TRUE(reg.take_turn());                                 // none -> some
+  EXPECT_FALSE(reg.take_turn());                                // once
+  reg.add(handle(2), Spans{bytes(10, 20, true)}, false, true);  // persistent: not yet
+  EXPECT_EQ(reg.outstanding().load(), 1);
+  reg.started(handle(2));
+  EXPECT_EQ(reg.outstanding().load(), 2);
+  EXPECT_FALSE(reg.take_turn());  // some -> more: no turn
+  std::vector<MPI_Request> requests{handle(1), handle(2)};
+  complete(reg, requests, {0}, [](int) { return true; });  // both done, 2 stays allocated
+  EXPECT_EQ(reg.outstanding().load(), 0);
+  EXPECT_TRUE(reg.take_turn());
+  reg.started(handle(2));
+  EXPECT_EQ(reg.outstanding().load(), 1);
+  reg.freed(handle(2), *reg.serial_of(handle(2)));  // freed while active
+  EXPECT_EQ(reg.outstanding().load(), 0);           // nobody waits for it: no more progress owed
+  EXPECT_TRUE(reg.holds(10, 20, false));            // but MPI may still write its buffer
+  reg.add(handle(2), Spans{bytes(30, 40, true)}, false, false);  // the handle reused
+  EXPECT_EQ(reg.outstanding().load(), 1);
+  EXPECT_FALSE(reg.holds(10, 20, false));
+  reg.freed(handle(2), *reg.serial_of(handle(2)));
+  reg.freed(handle(2), *reg.serial_of(handle(2)));  // a second free counts nothing
+  EXPECT_EQ(reg.outstanding().load(), 0);
+  EXPECT_EQ(reg.tracked(), 3u);
 }
 
 TEST(ProgramRequests, AFreedRequestThatHoldsNothingIsForgotten) {

@@ -1,6 +1,7 @@
 // The core's entries for the program's own requests: its nonblocking point-to-point calls
 // (their buffers recorded as memory the request holds, program_requests.hpp), the calls
 // that complete or free requests (Wait/Test families, MPI_Request_free: the hold ends),
+// the engine's hold on MPI's progress while any are outstanding (follow),
 // and the record kept around FENCE_REQ/EXPOSE_REQ entries the shim serves. Where MPI has
 // the partitioned API, the Wait/Test families and MPI_Request_free route partitioned
 // requests first (partitioned_routes.cpp); these entries wrap whatever the table holds.
@@ -16,6 +17,15 @@
 namespace overlap::intercept {
 
 namespace {
+
+// The engine pokes MPI's own progress while the program has requests outstanding (the
+// count went from none to some or back: bring the hold in line, ProgressDriver).
+void follow() {
+  ProgramRequests& reg = program_requests();
+  if (!reg.take_turn()) return;
+  Runtime& rt = runtime();
+  if (rt.active && rt.progress) rt.progress->follow_program(reg.outstanding());
+}
 
 // ---- nonblocking point-to-point ---------------------------------------------------------
 
@@ -47,6 +57,7 @@ int held_buffer_call(const void* buf, int count, MPI_Datatype type, bool write,
   if (rc == MPI_SUCCESS && request != nullptr) {
     const Span span = buffer_span(buf, count, type, write);
     program_requests().add(*request, {&span, 1}, false, false);
+    follow();
   }
   return rc;
 }
@@ -99,7 +110,10 @@ int completing(int n, MPI_Request* requests, Call call, Done done) {
   ProgramRequests::SeenList seen;  // per call: an error handler may nest another
   reg.seen(n, requests, seen);
   const int rc = call();
-  if (!seen.empty()) reg.after_completion(seen, requests, done);
+  if (!seen.empty()) {
+    reg.after_completion(seen, requests, done);
+    follow();
+  }
   return rc;
 }
 // Waitsome/Testsome: the indices MPI reported.
@@ -198,7 +212,10 @@ void fence_all() {
 int core_start(MPI_Request* r) {
   if (next.start == nullptr) fence_all();  // the routes fence themselves
   const int rc = next.start ? next.start(r) : PMPI_Start(r);
-  if (rc == MPI_SUCCESS && r != nullptr) program_requests().started(*r);
+  if (rc == MPI_SUCCESS && r != nullptr) {
+    program_requests().started(*r);
+    follow();
+  }
   return rc;
 }
 int core_startall(int n, MPI_Request rs[]) {
@@ -206,6 +223,7 @@ int core_startall(int n, MPI_Request rs[]) {
   const int rc = next.startall ? next.startall(n, rs) : PMPI_Startall(n, rs);
   if (rc == MPI_SUCCESS && rs != nullptr) {
     for (int i = 0; i < n; ++i) program_requests().started(rs[i]);
+    follow();
   }
   return rc;
 }
@@ -237,7 +255,10 @@ int core_request_free(MPI_Request* request) {
   const std::optional<std::uint64_t> serial = reg.serial_of(handle);
   const int rc =
       next.request_free ? next.request_free(request) : (pass(), PMPI_Request_free(request));
-  if (serial && rc == MPI_SUCCESS) reg.freed(handle, *serial);
+  if (serial && rc == MPI_SUCCESS) {
+    reg.freed(handle, *serial);
+    follow();
+  }
   return rc;
 }
 
@@ -247,7 +268,9 @@ void request_begin() {
   if (runtime().active) begin_request_footprint();
 }
 void request_end(int rc, const MPI_Request* request, int persistent) {
-  if (request_footprint().on) end_request_footprint(rc, request, persistent != 0);
+  if (!request_footprint().on) return;
+  end_request_footprint(rc, request, persistent != 0);
+  follow();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "intercept/report/report_summary.hpp"
 #include "intercept/report/symbolizer.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "intercept/runtime/program_requests.hpp"
 #include "progress/thread_level.hpp"
 
 namespace overlap::intercept {
@@ -92,6 +93,9 @@ json rank_json(Runtime& rt, int rank) {
   r["faults"] = faults;
   r["stall_s"] = stall;
   r["partitioned_routed"] = partitioned_routed();
+  // The program's own requests (one per nonblocking call or persistent init), which the
+  // engine progresses while outstanding.
+  r["program_requests"] = program_requests().tracked();
   // How received data reached the program's pages (placement.hpp).
   r["placed_by_move"] = rt.placed_by_move.load();
   r["placed_by_copy"] = rt.placed_by_copy.load();

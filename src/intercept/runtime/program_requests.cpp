@@ -114,9 +114,17 @@ void ProgramRequests::erase(Entry* e) {
   if (slots_.size() > kMinCapacity && 8 * size_ < slots_.size()) resize(slots_.size() / 2);
 }
 
+void ProgramRequests::count_outstanding(int delta) {
+  const int before = outstanding_.load(std::memory_order_relaxed);
+  const int after = before + delta;
+  outstanding_.store(after, std::memory_order_release);
+  if ((before == 0) != (after == 0)) turned_.store(true, std::memory_order_release);
+}
+
 void ProgramRequests::set_active(Entry& e, bool active) {
   if (e.active == active) return;
   e.active = active;
+  if (!e.freed) count_outstanding(active ? 1 : -1);
   if (e.unknown) unknown_active_ += active ? 1 : -1;
   if (Extra* x = extra_of(e)) x->readied = Span{};  // an epoch starts with nothing readied
 }
@@ -136,11 +144,7 @@ void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool
   }
   if (held <= 1) {  // the usual request: one span, nothing to allocate
     Guard hold(*this);
-    if (held == 0 && !unknown) {
-      if (Entry* old = find(request)) erase(old);  // holds nothing; what was left goes
-      return;
-    }
-    insert(e, nullptr);
+    insert(e, nullptr);  // also holding nothing: it is outstanding
     return;
   }
   Extra extra;  // the spans after the first
@@ -212,7 +216,13 @@ std::optional<std::uint64_t> ProgramRequests::serial_of(MPI_Request request) con
 void ProgramRequests::freed(MPI_Request request, std::uint64_t serial) {
   Guard hold(*this);
   Entry* e = find(request);
-  if (e != nullptr && e->serial == serial && !e->active) erase(e);
+  if (e == nullptr || e->serial != serial) return;
+  if (!e->active) {
+    erase(e);
+  } else if (!e->freed) {
+    e->freed = true;  // its memory stays held; nobody waits for it any more
+    count_outstanding(-1);
+  }
 }
 
 bool ProgramRequests::holds(std::uintptr_t lo, std::uintptr_t hi, bool writers_only) const {

@@ -10,6 +10,11 @@
 // protection made MPI fault and the job abort. docs/overlap-run.md, "Memory the program's
 // requests hold".
 //
+// The same table counts the program's requests outstanding, for which the progress
+// engine pokes MPI's own progress (issue 25: the program's own Isend/Irecv and MPI's own
+// nonblocking collectives move while the program computes; the engine never touches the
+// requests themselves).
+//
 // Every nonblocking call and every completion passes through here, so the table is flat
 // (open addressing, the spans of a request inline) behind a spin lock held for a few
 // dozen instructions: no allocation per request.
@@ -73,7 +78,8 @@ class ProgramRequests {
   // `request` (just returned by MPI) holds `spans`: from now on until it completes, or,
   // when `persistent`, while it is active. `unknown`: its memory cannot be told from the
   // call's arguments; while it holds memory no page may be protected. A request that holds
-  // nothing replaces what an earlier request with this handle left.
+  // nothing is tracked all the same (it is outstanding); any request replaces what an
+  // earlier one with this handle left.
   void add(MPI_Request request, std::span<const Span> spans, bool unknown, bool persistent);
   // A partitioned send: while active it holds the partitions readied so far (their hull).
   void add_partitioned_send(MPI_Request request, const Partitions& partitions);
@@ -109,6 +115,16 @@ class ProgramRequests {
   bool holds(std::uintptr_t lo, std::uintptr_t hi, bool writers_only) const;
   bool any() const { return live_.load(std::memory_order_acquire) > 0; }
 
+  // The program's requests outstanding now: active and not freed (the engine pokes MPI's
+  // progress while there are any, ProgressDriver::follow_program). Every request is
+  // tracked for this, also those that hold no memory (an MPI_Ibarrier, a zero count).
+  const std::atomic<int>& outstanding() const { return outstanding_; }
+  // True once after the count went from none to some or back (the caller then brings the
+  // engine's hold in line; a change by another thread meanwhile is seen by its own call).
+  bool take_turn() { return turned_.exchange(false, std::memory_order_acq_rel); }
+  // Requests tracked since MPI_Init (the report's figure).
+  std::uint64_t tracked() const { return next_serial_ - 1; }
+
  private:
   // One slot per request, small: the usual request holds one span (a point-to-point
   // buffer). What few requests need beyond it (more spans: collectives; a partitioned
@@ -118,6 +134,7 @@ class ProgramRequests {
     std::uint64_t serial = 0;
     Span span;  // what it holds while active (the first of its spans)
     bool unknown = false, persistent = false, active = false, extra = false;
+    bool freed = false;  // MPI_Request_free'd while active: MPI completes it unseen
   };
   struct Extra {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -134,6 +151,7 @@ class ProgramRequests {
   const Entry* find(MPI_Request request) const;
   void erase(Entry* e);  // lock held
   void set_active(Entry& e, bool active);
+  void count_outstanding(int delta);  // lock held
   void resize(std::size_t capacity);  // lock held
   std::size_t slot_of(MPI_Request request) const;
   // The table's spin lock, held for a few dozen instructions and no system call.
@@ -155,6 +173,8 @@ class ProgramRequests {
   int unknown_active_ = 0;
   std::uint64_t next_serial_ = 1;
   std::atomic<int> live_{0};
+  std::atomic<int> outstanding_{0};  // written under the lock
+  std::atomic<bool> turned_{false};
 };
 
 ProgramRequests& program_requests();

@@ -36,7 +36,23 @@ std::unique_ptr<ProgressDriver> ProgressDriver::acquire(Policy policy, std::stri
   return std::unique_ptr<ProgressDriver>(new ProgressDriver(policy));
 }
 
-ProgressDriver::~ProgressDriver() { ovx_private_release(); }
+ProgressDriver::~ProgressDriver() {
+  drop_program_hold();
+  ovx_private_release();
+}
+
+void ProgressDriver::follow_program(const std::atomic<int>& outstanding) {
+  std::lock_guard lock(hold_mu_);
+  const bool want = outstanding.load(std::memory_order_acquire) > 0;
+  if (want == held_) return;
+  if (ovx_private_hold(want ? 1 : 0) == MPI_SUCCESS || !want) held_ = want;
+}
+
+void ProgressDriver::drop_program_hold() {
+  std::lock_guard lock(hold_mu_);
+  if (held_) ovx_private_hold(0);
+  held_ = false;
+}
 
 void ProgressDriver::before_mpi_finalize() { ovx_private_before_finalize(); }
 

@@ -9,7 +9,9 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "intercept/launch/settings.hpp"
@@ -37,6 +39,13 @@ class ProgressDriver {
   // Around a sleeping wait for a transfer: the engine's thread polls meanwhile instead of
   // pausing between passes. Async-signal-safe.
   void hurry(bool on) const;
+  // While `outstanding` (the program's own requests, program_requests.hpp) is above zero
+  // the engine passes and pokes MPI's own progress in each pass (a hold): call after the
+  // count went from none to some or back. Thread-safe: each call re-reads the count under
+  // a lock, so the last one leaves the hold as the count is.
+  void follow_program(const std::atomic<int>& outstanding);
+  // Ends the hold whatever the count (MPI_Finalize).
+  void drop_program_hold();
   Policy policy() const { return policy_; }
   const char* mechanism() const;
 
@@ -50,6 +59,8 @@ class ProgressDriver {
  private:
   explicit ProgressDriver(Policy policy) : policy_(policy) {}
   Policy policy_;
+  std::mutex hold_mu_;
+  bool held_ = false;  // under hold_mu_
 };
 
 // The engine's progress thread is named like this (progress/progress_thread.cpp); the
