@@ -174,7 +174,9 @@ def render(runs, outdir):
                          "overlap-run (latency over plain blocking)", files))
     intercept_runs = of_kind(runs, "overlap-run")
     for i, run in enumerate(intercept_runs):
-        from report_intercept import intercept_figure
+        from report_intercept import intercept_figure, unreached
+        if unreached(run):
+            continue  # nothing to draw: the summary says why
         stem = "overlap_run" if len(intercept_runs) == 1 else f"overlap_run_{i + 1}"
         files, size = intercept_figure(run, stem, outdir)
         record("overlap_run", None, files, size, 1)

@@ -11,9 +11,21 @@ SITE_NUMBERS = ("calls", "bytes", "deferred", "deferred_by_copy", "completed",
                 "touched_before_completion", "faults", "stall_s")
 
 
+def unreached(run):
+    """A report of a run none of whose calls reached overlap-run (metadata.intercepted
+    false): no ranks, a note saying why."""
+    return run.metadata.get("intercepted") is False and not run.ranks
+
+
 def check_ranks(data):
-    """The 'ranks' list, checked for what the report reads."""
+    """The 'ranks' list, checked for what the report reads. Empty only in the report of a
+    run none of whose calls reached overlap-run (metadata.intercepted false, a note)."""
     ranks = data.get("ranks")
+    md = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    if isinstance(ranks, list) and not ranks and md.get("intercepted") is False:
+        if not isinstance(md.get("note"), str):
+            raise InputError("'ranks' is empty and 'metadata.note' does not say why")
+        return ranks
     if not isinstance(ranks, list) or not ranks:
         raise InputError("'ranks' is missing or empty")
     for i, r in enumerate(ranks):
@@ -81,6 +93,9 @@ def intercept_figure(run, stem, outdir):
 
 def intercept_blocks(run):
     md = run.metadata
+    if unreached(run):
+        return [("h", 2, f"overlap-run: {run.title}"),
+                ("p", f"Nothing was intercepted: {md['note']}.")]
     blocks = [("h", 2, f"overlap-run: {run.title}"),
               ("p", f"{md.get('processes')} ranks, {md.get('mpi_library', md.get('mpi_flavor'))}; "
                     f"progress {md.get('progress')} ({md.get('progress_mechanism', '')}); "

@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import re
 import sys
 import tempfile
@@ -121,8 +122,21 @@ def do_equality(args, tmp):
         fail("no summary on stderr")
     if args.case == "place":
         check_placement(args, case_args, doc, b, tmp, "place: pinned pages" in inter.stderr)
-    if args.case in CONFORMANCE:
+    if args.case in CONFORMANCE and sanitized(args.program):
+        # ASan's heap blocks are not glibc's and carry redzones: the receives these cases
+        # aim at share pages with other data there, so which reason each gets says nothing
+        # about the rules (docs/overlap-run.md, "Sanitizers"). The run still checks the
+        # data and the memory errors.
+        print(f"{args.program} is built with ASan: the per-reason checks are left to the "
+              "plain builds")
+    elif args.case in CONFORMANCE:
         CONFORMANCE[args.case](doc)
+
+
+def sanitized(program):
+    """Whether the program links AddressSanitizer's runtime."""
+    with open(program, "rb") as f:
+        return b"libasan.so" in f.read()
 
 
 def reasons(doc, calls=None):
@@ -379,11 +393,123 @@ def do_moves(args, tmp):
     doc = load_report(report, args.np)
     counted = [r.get("program_requests", 0) for r in doc["ranks"]]
     print(f"program requests per rank: {counted}")
-    # Each paired rank: 4 kinds x 2 rounds, one request each; more where MPI's own calls
-    # inside the program's are interposed too.
+    # Each paired rank: 4 kinds x 2 rounds, the user-op Iallreduce, the Ibarrier, and on
+    # even ranks the Irecv completed with PMPI_Wait.
     for r, n in zip(doc["ranks"], counted):
-        if r["rank"] < args.np // 2 * 2 and n < 8:
-            fail(f"rank {r['rank']}: report counts {n} program requests, posted at least 8")
+        least = 10 + (r["rank"] % 2 == 0) if r["rank"] < args.np // 2 * 2 else 2
+        if n < least:
+            fail(f"rank {r['rank']}: report counts {n} program requests, posted at least {least}")
+    # The receive into the buffer whose Irecv the program completed with PMPI_Wait: the
+    # core saw that completion, so the buffer is no longer held and the receive deferred.
+    later = [(r["rank"], s["deferred"], s["not_deferred"]) for r in doc["ranks"]
+             for s in r["call_sites"] if s["call"] == "MPI_Recv" and s["bytes"] >= 1 << 20]
+    print(f"the receives after PMPI_Wait (rank, deferred, not deferred): {later}")
+    if len(later) != args.np // 2 or any(d != 1 for _, d, _ in later):
+        fail("a receive into a buffer whose request the program completed with PMPI_Wait "
+             f"was not deferred: {later}")
+
+
+FORTRAN_FORMS = (("mpif.h", ["-fallow-argument-mismatch"]), ("mpi", ["-DUSE_MPI"]),
+                 ("mpi_f08", ["-DUSE_F08"]))
+
+
+def do_fortran(args, tmp):
+    """intercept_fortran.F90 in its three forms (mpif.h, use mpi, use mpi_f08), built with
+    the MPI's own Fortran wrapper as users build it: the same output plain and under
+    overlap-run, and the report shows the program's calls reached overlap-run at the
+    program's own lines: the MPI_Sendrecv deferred, the MPI_Iallreduce among the program's
+    requests on every rank."""
+    fc = shutil.which(f"mpif90.{args.flavor}")
+    if fc is None:
+        fail(f"mpif90.{args.flavor} not found (scripts/bootstrap installs gfortran)")
+    env = mpi_env()
+    src = os.path.basename(args.program)
+    for form, flags in FORTRAN_FORMS:
+        exe = os.path.join(tmp, f"fortran-{form.replace('.', '-')}")
+        built = run([fc, "-g", "-O1", *flags, args.program, "-o", exe], env, timeout=300)
+        if built.returncode != 0:
+            fail(f"{form}: {fc} failed: {built.stderr[-2000:]}")
+        plain = run([*launcher(args, args.np), exe], env, timeout=300)
+        report = os.path.join(tmp, f"{form}.json")
+        opts = ["--min-size", "4KiB", "--report", report]
+        if args.progress:
+            opts += ["--progress", args.progress]
+        inter = run([*launcher(args, args.np), args.run, *opts, "--", exe], env, timeout=300)
+        for name, p in (("plain", plain), ("overlap-run", inter)):
+            if p.returncode != 0:
+                fail(f"{form}, {name}: exit {p.returncode}")
+        want, got = sorted(plain.stdout.splitlines()), sorted(inter.stdout.splitlines())
+        if want != got or len(want) != args.np:
+            fail(f"{form}: output under overlap-run {got}, plain {want}")
+        doc = load_report(report, args.np)
+        sites = [s for r in doc["ranks"] for s in r["call_sites"]]
+        sendrecv = [s for s in sites if s["call"] == "MPI_Sendrecv (send)"]
+        where = sorted({s["site"]["text"] for s in sites})
+        requests = [r.get("program_requests", 0) for r in doc["ranks"]]
+        print(f"{form}: sites {where}, Sendrecv sends deferred "
+              f"{sum(s['deferred'] for s in sendrecv)}, program requests {requests}")
+        if doc["metadata"].get("intercepted") is not True:
+            fail(f"{form}: the report says nothing reached overlap-run")
+        if not sendrecv or sum(s["deferred"] for s in sendrecv) == 0:
+            fail(f"{form}: no MPI_Sendrecv send was deferred")
+        if any(os.path.basename(s["site"].get("file", "")) != src for s in sites):
+            fail(f"{form}: call sites {where}, expected lines of {src}")
+        if min(requests) < 1:
+            fail(f"{form}: the MPI_Iallreduce is not among the program's requests: {requests}")
+
+
+def do_unreached(args, tmp):
+    """intercept_unreached.c: a program that starts MPI with PMPI_Init and one that makes
+    only blocking collectives; rank 0 (only) says that nothing reached overlap-run, the
+    output is plain's, the report says so and overlap-report renders it."""
+    env = mpi_env()
+    for mode, line in (("pmpi", "without calling MPI_Init"),
+                       ("collectives", "no point-to-point or nonblocking call")):
+        plain = run([*launcher(args, args.np), args.program, mode], env, timeout=300)
+        report = os.path.join(tmp, f"{mode}.json")
+        inter = run([*launcher(args, args.np), args.run, "--report", report, "--",
+                     args.program, mode], env, timeout=300)
+        if plain.returncode != 0 or inter.returncode != 0:
+            fail(f"{mode}: exit {plain.returncode} plain, {inter.returncode} under overlap-run")
+        if sorted(plain.stdout.splitlines()) != sorted(inter.stdout.splitlines()):
+            fail(f"{mode}: output {inter.stdout!r}, plain {plain.stdout!r}")
+        said = inter.stderr.count(line)
+        print(f"{mode}: said {said} time(s): {line!r}")
+        if said != 1:
+            fail(f"{mode}: stderr says {said} times {line!r}:\n{inter.stderr}")
+        with open(report) as f:
+            doc = json.load(f)
+        md = doc["metadata"]
+        if md.get("intercepted") is not False:
+            fail(f"{mode}: metadata.intercepted is {md.get('intercepted')!r}")
+        if mode == "pmpi" and (doc["ranks"] != [] or "PMPI_Init" not in md.get("note", "")):
+            fail(f"{mode}: ranks {doc['ranks']!r}, note {md.get('note')!r}")
+        if mode == "collectives" and len(doc["ranks"]) != args.np:
+            fail(f"{mode}: {len(doc['ranks'])} ranks in the report")
+    out = os.path.join(tmp, "rendered")
+    rendered = run([args.report_tool, os.path.join(tmp, "pmpi.json"), "-o", out], env, timeout=300)
+    text = open(os.path.join(out, "summary.md")).read() if rendered.returncode == 0 else ""
+    if "Nothing was intercepted" not in text:
+        fail(f"overlap-report: exit {rendered.returncode}, summary {text!r}, {rendered.stderr}")
+
+
+def do_plugin(args, tmp):
+    """intercept_plugin.c: MPI in a module the host loads with dlopen(RTLD_LOCAL): the same
+    output plain and under overlap-run, and the module's MPI_Sendrecv deferred."""
+    env = mpi_env()
+    plain = run([*launcher(args, args.np), args.program, args.module], env, timeout=300)
+    report = os.path.join(tmp, "report.json")
+    inter = run([*launcher(args, args.np), args.run, "--min-size", "4KiB", "--report", report,
+                 "--", args.program, args.module], env, timeout=300)
+    if plain.returncode != 0 or inter.returncode != 0:
+        fail(f"exit {plain.returncode} plain, {inter.returncode} under overlap-run")
+    want, got = sorted(plain.stdout.splitlines()), sorted(inter.stdout.splitlines())
+    if want != got or len(want) != args.np:
+        fail(f"output under overlap-run {got}, plain {want}")
+    t = totals(load_report(report, args.np))
+    print(f"report totals: {t}")
+    if t["deferred"] == 0:
+        fail("the module's MPI_Sendrecv was not deferred")
 
 
 def do_soak(args, tmp):
@@ -470,7 +596,7 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("mode",
                     choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi",
-                             "soak", "moves"])
+                             "soak", "moves", "fortran", "unreached", "plugin"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -484,11 +610,14 @@ def main():
                     help="skip (exit 77) where less memory is available")
     ap.add_argument("--cluster")
     ap.add_argument("--conformance-program", help="intercept-conformance (soak)")
+    ap.add_argument("--report-tool", help="overlap-report (unreached)")
+    ap.add_argument("--module", help="intercept-plugin (plugin)")
     ap.add_argument("--seconds", type=float, default=120, help="soak: how long")
     args = ap.parse_args()
     body = {"equality": do_equality, "touchline": do_touchline, "counts": do_counts,
             "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi,
-            "soak": do_soak, "moves": do_moves}[args.mode]
+            "soak": do_soak, "moves": do_moves, "fortran": do_fortran,
+            "unreached": do_unreached, "plugin": do_plugin}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 

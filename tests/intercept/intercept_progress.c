@@ -13,10 +13,21 @@
  * Kinds, each in both directions: irecv (MPI_Irecv), persistent (MPI_Recv_init and
  * MPI_Start), ibcast (MPI's own MPI_Ibcast on the pair's communicator, the partner the
  * root), ialltoall (MPI's own, 4 MiB blocks). Every byte is checked after the wait.
- * Ranks pair up 0-1, 2-3, ...; an odd last rank only joins the barriers. Prints
- * "rank R PASS" when every watch saw the data arrive. */
+ * Ranks pair up 0-1, 2-3, ...; an odd last rank only joins the barriers.
+ *
+ * Then three things overlap-run must keep as MPI has them:
+ *  - userop: an MPI_Iallreduce with the program's own operation, in this program given
+ *    MPI_THREAD_SINGLE, while the program computes without MPI calls: the operation must
+ *    run on the program's thread only (the engine must not drive MPI for it);
+ *  - pmpi: an MPI_Irecv the program completes with PMPI_Wait, past overlap-run; a blocking
+ *    MPI_Recv into the same buffer afterwards (check_intercept.py: the report shows it
+ *    deferred, i.e. the buffer no longer counted as held by a pending request);
+ *  - an MPI_Ibarrier (counted among the program's requests in the report).
+ * Prints "rank R PASS" when every watch saw the data arrive and all of the above held. */
 #include <mpi.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +135,66 @@ static void partner(int kind, int peer, MPI_Comm pair, unsigned char* out, unsig
   MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+/* ---- userop ------------------------------------------------------------------------- */
+static pthread_t main_thread;
+static atomic_int op_calls, op_elsewhere;
+
+static void add_ints(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  atomic_fetch_add(&op_calls, 1);
+  if (!pthread_equal(pthread_self(), main_thread)) atomic_fetch_add(&op_elsewhere, 1);
+  const int* a = in;
+  int* b = inout;
+  for (int i = 0; i < *len; ++i) b[i] += a[i];
+}
+
+static int user_op_stays_home(void) {
+  enum { N = 1 << 20 };
+  int* send = malloc(N * sizeof(int));
+  int* recv = malloc(N * sizeof(int));
+  for (int i = 0; i < N; ++i) send[i] = rank + i % 7;
+  MPI_Op op;
+  MPI_Op_create(add_ints, 1, &op);
+  MPI_Request r;
+  MPI_Iallreduce(send, recv, N, MPI_INT, op, MPI_COMM_WORLD, &r);
+  const double until = now() + 0.3; /* computing, no MPI call */
+  while (now() < until) sched_yield();
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Op_free(&op);
+  int ok = 1;
+  for (int i = 0; i < N && ok; ++i)
+    ok = recv[i] == size * (size - 1) / 2 + size * (i % 7);
+  if (!ok) printf("rank %d FAIL userop: wrong sum\n", rank);
+  if (atomic_load(&op_elsewhere) > 0)
+    printf("rank %d FAIL userop: the program's operation ran on another thread %d of %d times\n",
+           rank, atomic_load(&op_elsewhere), atomic_load(&op_calls));
+  free(send);
+  free(recv);
+  return ok && atomic_load(&op_elsewhere) == 0;
+}
+
+/* ---- pmpi: a receive completed past overlap-run, then a blocking one into the buffer --- */
+static void completed_past_overlap_run(int peer) {
+  enum { LEN = 1 << 20 };
+  unsigned char* buf = NULL;
+  if (posix_memalign((void**)&buf, 4096, LEN) != 0) MPI_Abort(MPI_COMM_WORLD, 4);
+  memset(buf, 1, LEN);
+  if (rank % 2 == 0) {
+    MPI_Request r;
+    MPI_Irecv(buf, LEN, MPI_BYTE, peer, DATA, MPI_COMM_WORLD, &r);
+    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Recv(buf, LEN, MPI_BYTE, peer, DATA + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (buf[LEN - 1] != 2) printf("rank %d FAIL pmpi: byte %d\n", rank, buf[LEN - 1]);
+  } else {
+    memset(buf, 2, LEN);
+    MPI_Send(buf, LEN, MPI_BYTE, peer, DATA, MPI_COMM_WORLD);
+    MPI_Send(buf, LEN, MPI_BYTE, peer, DATA + 1, MPI_COMM_WORLD);
+  }
+  free(buf);
+}
+
 int main(int argc, char** argv) {
+  main_thread = pthread_self();
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -149,6 +219,11 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
     }
   }
+  missed += !user_op_stays_home();
+  if (peer >= 0) completed_past_overlap_run(peer);
+  MPI_Request barrier;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  MPI_Wait(&barrier, MPI_STATUS_IGNORE);
   if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
   free(out);
   free(in);

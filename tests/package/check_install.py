@@ -126,8 +126,36 @@ def check_overlap_run(args, prefix, env, tmp):
     deferred = sum(s["deferred"] for r in doc["ranks"] for s in r["call_sites"])
     if doc.get("benchmark") != "overlap-run" or deferred < 2:
         fail(f"overlap-run.json: benchmark {doc.get('benchmark')!r}, {deferred} deferred")
+    check_overlap_run_fortran(args, prefix, env, tmp)
     if args.flavor == "mpich":
         check_overlap_run_partitioned(args, prefix, env, tmp)
+
+
+def check_overlap_run_fortran(args, prefix, env, tmp):
+    """A Fortran program (use mpi_f08) built with the MPI's own mpif90 runs under the
+    installed overlap-run with the output it has plain, and its calls reach it: the report
+    shows its MPI_Sendrecv deferred at its own line."""
+    src = HERE.parent / "intercept" / "intercept_fortran.F90"
+    exe = os.path.join(tmp, "fortran-f08")
+    p = run([f"mpif90.{args.flavor}", "-g", "-O1", "-DUSE_F08", "-o", exe, str(src)], env,
+            timeout=300)
+    if p.returncode != 0:
+        fail(f"mpif90.{args.flavor} cannot build {src.name}")
+    plain = run(launcher(args, 2) + [exe], env, timeout=120)
+    report = os.path.join(tmp, "fortran.json")
+    inter = run(launcher(args, 2) + [str(prefix / "bin" / "overlap-run"), "--min-size", "4KiB",
+                                     "--report", report, "--", exe], env, timeout=120)
+    if plain.returncode != 0 or inter.returncode != 0:
+        fail(f"Fortran program: exit {plain.returncode} plain, {inter.returncode} under the "
+             "installed overlap-run")
+    if sorted(plain.stdout.splitlines()) != sorted(inter.stdout.splitlines()):
+        fail(f"Fortran program: output {inter.stdout!r} under overlap-run, {plain.stdout!r} plain")
+    with open(report) as f:
+        doc = json.load(f)
+    sites = [s for r in doc["ranks"] for s in r["call_sites"] if s["deferred"] > 0]
+    where = {s["site"]["text"] for s in sites}
+    if not sites or not all(w.startswith(src.name) for w in where):
+        fail(f"Fortran program: deferred at {sorted(where)}, expected lines of {src.name}")
 
 
 def check_overlap_run_partitioned(args, prefix, env, tmp):

@@ -8,6 +8,7 @@
 #include "intercept/calls/request_calls.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -262,10 +263,34 @@ int core_request_free(MPI_Request* request) {
   return rc;
 }
 
+// liboverlap's OVX_Request_abandon frees a request of a liboverlap collective the program
+// gives up; the table forgets it like a completed one (it no longer counts outstanding).
+int (*next_abandon)(MPI_Request*) = nullptr;
+int core_abandon(MPI_Request* request) {
+  if (next_abandon == nullptr) return MPI_ERR_INTERN;
+  return completing(
+      1, request, [&] { return next_abandon(request); }, [](int) { return true; });
+}
+
 // After a FENCE_REQ/EXPOSE_REQ entry MPI accepted (program_requests.hpp): the shim calls
 // the entry's footprint between these, which then only records it.
 void request_begin() {
   if (runtime().active) begin_request_footprint();
+}
+// A reduction with the program's own operation: MPI runs that function inside its
+// progress, so driving MPI from the engine's thread would run it there, beside the
+// program's thread, which the program did not allow below MPI_THREAD_MULTIPLE. Such a
+// request is not counted as outstanding (it progresses in the program's MPI calls, as
+// without overlap-run).
+bool predefined(MPI_Op op) {
+  static const MPI_Op ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                               MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                               MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+  return std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
+}
+void note_op(MPI_Op op) {
+  FootprintRecord& r = request_footprint();
+  if (r.on && runtime().program_provided < MPI_THREAD_MULTIPLE && !predefined(op)) r.quiet = true;
 }
 void request_end(int rc, const MPI_Request* request, int persistent) {
   if (!request_footprint().on) return;
@@ -317,6 +342,11 @@ void add_request_calls(ovx_core& t) {
 #endif
   t.request_begin = request_begin;
   t.request_end = request_end;
+  t.note_op = note_op;
+  // liboverlap's own, past the shim's definition of the same name.
+  next_abandon =
+      reinterpret_cast<int (*)(MPI_Request*)>(runtime().shim->next("OVX_Request_abandon"));
+  t.OVX_Request_abandon = core_abandon;
 }
 
 }  // namespace overlap::intercept

@@ -124,17 +124,18 @@ void ProgramRequests::count_outstanding(int delta) {
 void ProgramRequests::set_active(Entry& e, bool active) {
   if (e.active == active) return;
   e.active = active;
-  if (!e.freed) count_outstanding(active ? 1 : -1);
+  if (!e.freed && !e.quiet) count_outstanding(active ? 1 : -1);
   if (e.unknown) unknown_active_ += active ? 1 : -1;
   if (Extra* x = extra_of(e)) x->readied = Span{};  // an epoch starts with nothing readied
 }
 
 void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool unknown,
-                          bool persistent) {
+                          bool persistent, bool counted) {
   if (request == MPI_REQUEST_NULL) return;
   Entry e;
   e.request = request;
   e.unknown = unknown;
+  e.quiet = !counted;
   e.persistent = persistent;
   e.active = !persistent;  // a persistent request holds nothing before MPI_Start
   std::size_t held = 0;
@@ -221,7 +222,7 @@ void ProgramRequests::freed(MPI_Request request, std::uint64_t serial) {
     erase(e);
   } else if (!e->freed) {
     e->freed = true;  // its memory stays held; nobody waits for it any more
-    count_outstanding(-1);
+    if (!e->quiet) count_outstanding(-1);
   }
 }
 
@@ -257,6 +258,7 @@ void begin_request_footprint() {
   FootprintRecord& r = request_footprint();
   r.on = true;
   r.unknown = false;
+  r.quiet = false;
   r.spans.clear();
 }
 
@@ -264,7 +266,7 @@ void end_request_footprint(int rc, const MPI_Request* request, bool persistent) 
   FootprintRecord& r = request_footprint();
   r.on = false;
   if (rc != MPI_SUCCESS || request == nullptr || *request == MPI_REQUEST_NULL) return;
-  program_requests().add(*request, r.spans, r.unknown, persistent);
+  program_requests().add(*request, r.spans, r.unknown, persistent, !r.quiet);
 }
 
 }  // namespace overlap::intercept

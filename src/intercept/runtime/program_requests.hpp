@@ -80,7 +80,10 @@ class ProgramRequests {
   // call's arguments; while it holds memory no page may be protected. A request that holds
   // nothing is tracked all the same (it is outstanding); any request replaces what an
   // earlier one with this handle left.
-  void add(MPI_Request request, std::span<const Span> spans, bool unknown, bool persistent);
+  // `counted` false: never outstanding (the engine must not drive MPI for it: a reduction
+  // with the program's own operation under less than MPI_THREAD_MULTIPLE).
+  void add(MPI_Request request, std::span<const Span> spans, bool unknown, bool persistent,
+           bool counted = true);
   // A partitioned send: while active it holds the partitions readied so far (their hull).
   void add_partitioned_send(MPI_Request request, const Partitions& partitions);
   // MPI_Start(all) started it: it holds its memory (a partitioned send: nothing yet).
@@ -135,6 +138,7 @@ class ProgramRequests {
     Span span;  // what it holds while active (the first of its spans)
     bool unknown = false, persistent = false, active = false, extra = false;
     bool freed = false;  // MPI_Request_free'd while active: MPI completes it unseen
+    bool quiet = false;  // never counted as outstanding (add's `counted` false)
   };
   struct Extra {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -188,6 +192,7 @@ void end_request_footprint(int rc, const MPI_Request* request, bool persistent);
 struct FootprintRecord {
   bool on = false;
   bool unknown = false;
+  bool quiet = false;  // a user-defined operation (note_op): not counted as outstanding
   std::vector<Span> spans;
 };
 FootprintRecord& request_footprint();

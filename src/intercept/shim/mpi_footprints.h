@@ -15,6 +15,9 @@
 
 #define OVX_FENCE_ALL(c) c->fence()
 
+/* A reduction's operation, told to the core before its footprint (shim_api.h, note_op). */
+#define OVX_NOTE_OP(c, op) ((c)->note_op != NULL ? (c)->note_op(op) : (void)0)
+
 #define OVX_FOOTPRINT_MPI_Mrecv(c) c->fence_buffer(buf, count, type, 1)
 #define OVX_FOOTPRINT_MPI_Imrecv(c) c->fence_buffer(buf, count, type, 1)
 #define OVX_FOOTPRINT_MPI_Send_init(c) c->fence_buffer(buf, count, type, 0)
@@ -62,13 +65,19 @@
 #define OVX_FOOTPRINT_MPI_Alltoallw(c)                                                        \
   c->fence_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, OVX_PEERS, recvbuf, recvcounts, \
                      rdispls, recvtypes, OVX_PEERS, comm)
+/* A barrier and a communicator's duplication read and write no buffer of the program's. */
+#define OVX_FOOTPRINT_MPI_Ibarrier(c) (void)(c)
+#define OVX_FOOTPRINT_MPI_Comm_idup(c) (void)(c)
 #define OVX_FOOTPRINT_MPI_Ibcast(c) c->fence_bcast(buf, count, type, root, comm)
-#define OVX_FOOTPRINT_MPI_Ireduce(c) c->fence_reduce(sendbuf, recvbuf, count, type, root, comm)
-#define OVX_FOOTPRINT_MPI_Iallreduce(c) c->fence_pair(sendbuf, recvbuf, count, type)
+#define OVX_FOOTPRINT_MPI_Ireduce(c) \
+  OVX_NOTE_OP(c, op), c->fence_reduce(sendbuf, recvbuf, count, type, root, comm)
+#define OVX_FOOTPRINT_MPI_Iallreduce(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, type)
 #define OVX_FOOTPRINT_MPI_Ireduce_scatter_block(c) \
-  c->fence_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, comm)
-#define OVX_FOOTPRINT_MPI_Iscan(c) c->fence_pair(sendbuf, recvbuf, count, type)
-#define OVX_FOOTPRINT_MPI_Iexscan(c) c->fence_pair(sendbuf, recvbuf, count, type)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, comm)
+#define OVX_FOOTPRINT_MPI_Iscan(c) OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, type)
+#define OVX_FOOTPRINT_MPI_Iexscan(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, type)
 #define OVX_FOOTPRINT_MPI_Igather(c) \
   c->fence_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Iscatter(c) \
@@ -90,7 +99,7 @@
   c->fence_alltoallv(sendbuf, sendcounts, sdispls, sendtype, OVX_PEERS, recvbuf, recvcounts, \
                      rdispls, recvtype, OVX_PEERS, comm)
 #define OVX_FOOTPRINT_MPI_Ireduce_scatter(c) \
-  c->fence_reduce_scatter(sendbuf, recvbuf, recvcounts, type, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter(sendbuf, recvbuf, recvcounts, type, comm)
 #define OVX_FOOTPRINT_MPI_Neighbor_allgather(c)                                                  \
   c->fence_exchange(sendbuf, sendcount, sendtype, OVX_ONE, recvbuf, recvcount, recvtype, OVX_IN, \
                     comm)
@@ -200,7 +209,8 @@
 #define OVX_FOOTPRINT_MPI_Allgatherv_init(c)                                               \
   c->fence_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, \
                       OVX_PEERS, comm)
-#define OVX_FOOTPRINT_MPI_Allreduce_init(c) c->fence_pair(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Allreduce_init(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Alltoall_init(c)                                                 \
   c->fence_exchange(sendbuf, sendcount, sendtype, OVX_PEERS, recvbuf, recvcount, recvtype, \
                     OVX_PEERS, comm)
@@ -211,18 +221,20 @@
   c->fence_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, OVX_PEERS, recvbuf, recvcounts, \
                      rdispls, recvtypes, OVX_PEERS, comm)
 #define OVX_FOOTPRINT_MPI_Bcast_init(c) c->fence_bcast(buffer, count, datatype, root, comm)
-#define OVX_FOOTPRINT_MPI_Exscan_init(c) c->fence_pair(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Exscan_init(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Gather_init(c) \
   c->fence_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Gatherv_init(c) \
   c->fence_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_init(c) \
-  c->fence_reduce(sendbuf, recvbuf, count, datatype, root, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce(sendbuf, recvbuf, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_init(c) \
-  c->fence_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_block_init(c) \
-  c->fence_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, comm)
-#define OVX_FOOTPRINT_MPI_Scan_init(c) c->fence_pair(sendbuf, recvbuf, count, datatype)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, comm)
+#define OVX_FOOTPRINT_MPI_Scan_init(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Scatter_init(c) \
   c->fence_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Scatterv_init(c) \
@@ -255,7 +267,8 @@
   c->fence_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, \
                         OVX_PEERS, comm)
 #define OVX_FOOTPRINT_MPI_Allreduce_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
-#define OVX_FOOTPRINT_MPI_Allreduce_init_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Allreduce_init_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Alltoall_c(c)                                                      \
   c->fence_exchange_c(sendbuf, sendcount, sendtype, OVX_PEERS, recvbuf, recvcount, recvtype, \
                       OVX_PEERS, comm)
@@ -277,7 +290,8 @@
 #define OVX_FOOTPRINT_MPI_Bcast_c(c) c->fence_bcast_c(buffer, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Bcast_init_c(c) c->fence_bcast_c(buffer, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Exscan_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
-#define OVX_FOOTPRINT_MPI_Exscan_init_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Exscan_init_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Gather_c(c) \
   c->fence_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Gather_init_c(c) \
@@ -294,7 +308,8 @@
 #define OVX_FOOTPRINT_MPI_Iallgatherv_c(c)                                                   \
   c->fence_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, \
                         OVX_PEERS, comm)
-#define OVX_FOOTPRINT_MPI_Iallreduce_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Iallreduce_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Ialltoall_c(c)                                                     \
   c->fence_exchange_c(sendbuf, sendcount, sendtype, OVX_PEERS, recvbuf, recvcount, recvtype, \
                       OVX_PEERS, comm)
@@ -305,7 +320,8 @@
   c->fence_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, OVX_PEERS, recvbuf, recvcounts, \
                        rdispls, recvtypes, OVX_PEERS, comm)
 #define OVX_FOOTPRINT_MPI_Ibcast_c(c) c->fence_bcast_c(buffer, count, datatype, root, comm)
-#define OVX_FOOTPRINT_MPI_Iexscan_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Iexscan_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Igather_c(c) \
   c->fence_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Igatherv_c(c)                                                         \
@@ -327,12 +343,13 @@
   c->fence_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, OVX_OUT, recvbuf, recvcounts, \
                        rdispls, recvtypes, OVX_IN, comm)
 #define OVX_FOOTPRINT_MPI_Ireduce_c(c) \
-  c->fence_reduce_c(sendbuf, recvbuf, count, datatype, root, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_c(sendbuf, recvbuf, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Ireduce_scatter_c(c) \
-  c->fence_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Ireduce_scatter_block_c(c) \
-  c->fence_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, comm)
-#define OVX_FOOTPRINT_MPI_Iscan_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, comm)
+#define OVX_FOOTPRINT_MPI_Iscan_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Iscatter_c(c) \
   c->fence_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Iscatterv_c(c)                                                         \
@@ -371,18 +388,19 @@
 #define OVX_FOOTPRINT_MPI_Reduce_c(c) \
   c->fence_reduce_c(sendbuf, recvbuf, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_init_c(c) \
-  c->fence_reduce_c(sendbuf, recvbuf, count, datatype, root, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_c(sendbuf, recvbuf, count, datatype, root, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_local_c(c) c->fence_pair_c(inbuf, inoutbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_c(c) \
   c->fence_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_block_c(c) \
   c->fence_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_block_init_c(c) \
-  c->fence_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Reduce_scatter_init_c(c) \
-  c->fence_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, comm)
+  OVX_NOTE_OP(c, op), c->fence_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, comm)
 #define OVX_FOOTPRINT_MPI_Scan_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
-#define OVX_FOOTPRINT_MPI_Scan_init_c(c) c->fence_pair_c(sendbuf, recvbuf, count, datatype)
+#define OVX_FOOTPRINT_MPI_Scan_init_c(c) \
+  OVX_NOTE_OP(c, op), c->fence_pair_c(sendbuf, recvbuf, count, datatype)
 #define OVX_FOOTPRINT_MPI_Scatter_c(c) \
   c->fence_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 #define OVX_FOOTPRINT_MPI_Scatter_init_c(c) \

@@ -317,20 +317,33 @@ static const struct ovx_core* load_core(void) {
   return start == NULL ? NULL : start(&shim);
 }
 
+__attribute__((visibility("hidden"))) extern int (*ovx_pnext_MPI_Init)(int*, char***);
+__attribute__((visibility("hidden"))) extern int (*ovx_pnext_MPI_Init_thread)(int*, char***, int,
+                                                                              int*);
+
+/* MPI_Init came through the shim (unreached.c: then a core that did not load said why). */
+__attribute__((visibility("hidden"))) int ovx_init_seen;
+
 static int init_common(int* argc, char*** argv, int required, int* provided, int thread_form) {
+  ovx_init_seen = 1;
   const struct ovx_core* c = loaded_core();
   if (c == NULL) {
     c = load_core();
     if (c != NULL) atomic_store_explicit(&core, c, memory_order_release);
   }
   if (c != NULL) return c->init(argc, argv, required, provided, thread_form);
+  /* Without the core: MPI's, as PMPI_ where the call came in so (fortran_entry.c). */
+  const int via_pmpi = tls.via_pmpi;
   int rc;
   if (thread_form) {
     NEXT(int (*)(int*, char***, int, int*), MPI_Init_thread);
-    rc = next_MPI_Init_thread(argc, argv, required, provided);
+    rc = via_pmpi && ovx_pnext_MPI_Init_thread != NULL
+             ? ovx_pnext_MPI_Init_thread(argc, argv, required, provided)
+             : next_MPI_Init_thread(argc, argv, required, provided);
   } else {
     NEXT(int (*)(int*, char***), MPI_Init);
-    rc = next_MPI_Init(argc, argv);
+    rc = via_pmpi && ovx_pnext_MPI_Init != NULL ? ovx_pnext_MPI_Init(argc, argv)
+                                                : next_MPI_Init(argc, argv);
   }
   /* Without the core too (--off): UCX may have put its hooks on our wrappers. */
   ovx_mirror_memory_hooks(hookable);
@@ -403,6 +416,9 @@ static int straight_counted(int call, int family_on, int count, MPI_Datatype typ
   return 1;
 }
 
+/* The program's call site of a call returning to `ret` (fortran_entry.c). */
+__attribute__((visibility("hidden"))) const void* ovx_call_site(const void* ret);
+
 /* Each returns the function that serves the call (MPI's PMPI_ one, as the core calls it,
  * so a profiling library sees the same calls whoever decides), or NULL for the core. */
 typedef int (*send_fn)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
@@ -473,10 +489,19 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_FENCE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_EXPOSE_REQ(name, params, args) ((int(*) params)NULL)
 
+/* MPI's PMPI_ functions (fortran_entry.c): where a call came in under its PMPI_ name. */
+#define X(kind, name, params, args) \
+  __attribute__((visibility("hidden"))) extern int(*ovx_pnext_##name) params;
+#include "intercept/shim/mpi_functions.def"
+#undef X
+
 #define X(kind, name, params, args)                                        \
   OVX_EXPORT int name params {                                             \
     struct ovx_thread_state* t = &tls;                                     \
-    if (t->in_mpi++ == 0) t->site = __builtin_return_address(0);           \
+    const int via_pmpi = t->via_pmpi;                                      \
+    t->via_pmpi = 0;                                                       \
+    if (t->in_mpi++ == 0)                                                  \
+      t->site = t->binding_site ? t->binding_site : ovx_call_site(__builtin_return_address(0)); \
     const struct ovx_core* c = loaded_core();                              \
     const int core_has = c != NULL && c->name != NULL;                     \
     int(*direct) params = core_has ? SERVES_##kind(name, params, args) : NULL; \
@@ -490,7 +515,8 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
         BEFORE_##kind(c, name);                                            \
       }                                                                    \
       NEXT(int(*) params, name);                                           \
-      rc = next_##name args;                                               \
+      rc = via_pmpi && ovx_pnext_##name != NULL ? ovx_pnext_##name args     \
+                                                : next_##name args;        \
       if (c != NULL) {                                                     \
         AFTER_##kind(c, name);                                             \
       }                                                                    \
@@ -500,6 +526,21 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
   }
 #include "intercept/shim/mpi_functions.def"
 #undef X
+
+/* The wrappers above under names of the shim's own, for its PMPI_ entries (fortran_entry.c):
+ * a call through the exported name could land on a program's own MPI_ function. */
+#define X(kind, name, params, args) \
+  extern __typeof__(name) ovx_own_##name __attribute__((alias(#name), visibility("hidden")));
+#include "intercept/shim/mpi_functions.def"
+#undef X
+extern __typeof__(MPI_Init) ovx_own_MPI_Init __attribute__((alias("MPI_Init"), visibility("hidden")));
+extern __typeof__(MPI_Init_thread) ovx_own_MPI_Init_thread
+    __attribute__((alias("MPI_Init_thread"), visibility("hidden")));
+
+/* This thread's state, for the shim's other files. */
+__attribute__((visibility("hidden"))) struct ovx_thread_state* ovx_shim_thread(void) {
+  return &tls;
+}
 
 /* ---- libc calls that touch memory ------------------------------------------------------
  * The kernel does not fault on protected pages: read() into a no-access receive buffer

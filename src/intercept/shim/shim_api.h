@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 9
+#define OVX_SHIM_ABI 10
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -33,6 +33,12 @@ extern "C" {
 struct ovx_thread_state {
   int in_mpi;       /* depth of interposed MPI calls on this thread */
   const void* site; /* return address of the outermost one (the program's call site) */
+  /* Set around a call a Fortran binding made (fortran_entry.c): the site to record, the
+   * binding's return address, since the wrapper's own is inside the shim. */
+  const void* binding_site;
+  /* The call came in under its PMPI_ name (fortran_entry.c): what the shim passes on goes
+   * to MPI's PMPI_ function, never to another library's MPI_ one. */
+  int via_pmpi;
   /* A fault the handler let retry (see core): its address, and the count of protection
    * changes made by then. */
   uintptr_t retry_addr;
@@ -103,6 +109,11 @@ struct ovx_core {
    * completes, or until it is freed when `persistent` (runtime/program_requests.hpp). */
   void (*request_begin)(void);
   void (*request_end)(int rc, const MPI_Request* request, int persistent);
+  /* A reduction's operation, from its footprint (mpi_footprints.h, OVX_NOTE_OP): while a
+   * request's footprint is recorded, a user-defined operation under less than
+   * MPI_THREAD_MULTIPLE keeps the engine from driving MPI for that request (it would run
+   * the program's function on the engine's thread). */
+  void (*note_op)(MPI_Op op);
   /* Fences limited to what a call can observe (mpi_footprints.h): each completes the
    * calling thread's deferred transfers and the other threads' transfers that conflict
    * with the call's buffers, one per signature shape (footprint.hpp); `write` 0 when the
