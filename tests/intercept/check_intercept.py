@@ -512,6 +512,72 @@ def do_plugin(args, tmp):
         fail("the module's MPI_Sendrecv was not deferred")
 
 
+def do_transpose(args, tmp):
+    """examples/transpose (Fortran, use mpi_f08), built with the MPI's own mpif90 as its
+    README says: the same checksum to the bit plain and under overlap-run, and every
+    MPI_Ialltoall among the program's requests (progressed while outstanding)."""
+    fc = shutil.which(f"mpif90.{args.flavor}")
+    if fc is None:
+        fail(f"mpif90.{args.flavor} not found (scripts/bootstrap installs gfortran)")
+    env = mpi_env()
+    exe = os.path.join(tmp, "transpose")
+    built = run([fc, "-O2", "-g", args.program, "-o", exe], env, timeout=300)
+    if built.returncode != 0:
+        fail(f"{fc} failed: {built.stderr[-2000:]}")
+    sizes = ["384", "3", "2", "2"]  # N, FIELDS, STEPS, PASSES: 3 x 2 transposes
+    plain = run([*launcher(args, args.np), exe, *sizes], env, timeout=300)
+    report = os.path.join(tmp, "report.json")
+    opts = ["--report", report] + (["--progress", args.progress] if args.progress else [])
+    inter = run([*launcher(args, args.np), args.run, *opts, "--", exe, *sizes], env, timeout=300)
+    if plain.returncode != 0 or inter.returncode != 0:
+        fail(f"exit {plain.returncode} plain, {inter.returncode} under overlap-run")
+
+    def checksum(out):
+        m = re.search(r"^checksum .*\(bits (\w+)\)$", out, re.M)
+        return m.group(1) if m else None
+
+    a, b = checksum(plain.stdout), checksum(inter.stdout)
+    print(f"checksum bits: plain {a}, overlap-run {b}")
+    if a is None or a != b:
+        fail(f"checksum plain {a}, under overlap-run {b}")
+    doc = load_report(report, args.np)
+    requests = [r.get("program_requests", 0) for r in doc["ranks"]]
+    print(f"program requests per rank: {requests}")
+    if min(requests) < 6:
+        fail(f"the 6 MPI_Ialltoall per rank are not all among the program's requests: {requests}")
+    refused = run([*launcher(args, args.np), exe, "384", "0"], env, timeout=300)
+    if refused.returncode == 0 or "FIELDS=0 is not allowed" not in refused.stdout:
+        fail(f"FIELDS=0: exit {refused.returncode}, {refused.stdout!r}")
+
+
+def do_pcg(args, tmp):
+    """examples/pipelined-cg: the same residual to the bit plain and under overlap-run,
+    each iteration's MPI_Iallreduce among the program's requests."""
+    env = mpi_env()
+    sizes = ["20000", "60", "1"]  # N per rank, ITERATIONS, WORK
+    plain = run([*launcher(args, args.np), args.program, *sizes], env, timeout=300)
+    report = os.path.join(tmp, "report.json")
+    opts = ["--report", report] + (["--progress", args.progress] if args.progress else [])
+    inter = run([*launcher(args, args.np), args.run, *opts, "--", args.program, *sizes], env,
+                timeout=300)
+    if plain.returncode != 0 or inter.returncode != 0:
+        fail(f"exit {plain.returncode} plain, {inter.returncode} under overlap-run")
+
+    def residual(out):
+        m = re.search(r"^residual \S+ \(bits (\w+)\)$", out, re.M)
+        return m.group(1) if m else None
+
+    a, b = residual(plain.stdout), residual(inter.stdout)
+    print(f"residual bits: plain {a}, overlap-run {b}")
+    if a is None or a != b:
+        fail(f"residual plain {a}, under overlap-run {b}")
+    requests = [r.get("program_requests", 0) for r in load_report(report, args.np)["ranks"]]
+    print(f"program requests per rank: {requests}")
+    if min(requests) < 60:
+        fail(f"the 60 MPI_Iallreduce per rank are not all among the program's requests: "
+             f"{requests}")
+
+
 def do_soak(args, tmp):
     """The randomised equality cases at larger counts, round after round with fresh seeds,
     for --seconds: random (intercept_cases.c), derived and owned (intercept_conformance.c).
@@ -596,7 +662,8 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("mode",
                     choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi",
-                             "soak", "moves", "fortran", "unreached", "plugin"])
+                             "soak", "moves", "fortran", "unreached", "plugin",
+                             "transpose", "pcg"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -617,7 +684,8 @@ def main():
     body = {"equality": do_equality, "touchline": do_touchline, "counts": do_counts,
             "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi,
             "soak": do_soak, "moves": do_moves, "fortran": do_fortran,
-            "unreached": do_unreached, "plugin": do_plugin}[args.mode]
+            "unreached": do_unreached, "plugin": do_plugin,
+            "transpose": do_transpose, "pcg": do_pcg}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 
