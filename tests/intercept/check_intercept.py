@@ -524,27 +524,8 @@ def do_transpose(args, tmp):
     built = run([fc, "-O2", "-g", args.program, "-o", exe], env, timeout=300)
     if built.returncode != 0:
         fail(f"{fc} failed: {built.stderr[-2000:]}")
-    sizes = ["384", "3", "2", "2"]  # N, FIELDS, STEPS, PASSES: 3 x 2 transposes
-    plain = run([*launcher(args, args.np), exe, *sizes], env, timeout=300)
-    report = os.path.join(tmp, "report.json")
-    opts = ["--report", report] + (["--progress", args.progress] if args.progress else [])
-    inter = run([*launcher(args, args.np), args.run, *opts, "--", exe, *sizes], env, timeout=300)
-    if plain.returncode != 0 or inter.returncode != 0:
-        fail(f"exit {plain.returncode} plain, {inter.returncode} under overlap-run")
-
-    def checksum(out):
-        m = re.search(r"^checksum .*\(bits (\w+)\)$", out, re.M)
-        return m.group(1) if m else None
-
-    a, b = checksum(plain.stdout), checksum(inter.stdout)
-    print(f"checksum bits: plain {a}, overlap-run {b}")
-    if a is None or a != b:
-        fail(f"checksum plain {a}, under overlap-run {b}")
-    doc = load_report(report, args.np)
-    requests = [r.get("program_requests", 0) for r in doc["ranks"]]
-    print(f"program requests per rank: {requests}")
-    if min(requests) < 6:
-        fail(f"the 6 MPI_Ialltoall per rank are not all among the program's requests: {requests}")
+    # N, FIELDS, STEPS, PASSES: 3 x 2 transposes
+    same_result_and_requests(args, tmp, [exe, "384", "3", "2", "2"], "checksum", 6)
     refused = run([*launcher(args, args.np), exe, "384", "0"], env, timeout=300)
     if refused.returncode == 0 or "FIELDS=0 is not allowed" not in refused.stdout:
         fail(f"FIELDS=0: exit {refused.returncode}, {refused.stdout!r}")
@@ -553,29 +534,34 @@ def do_transpose(args, tmp):
 def do_pcg(args, tmp):
     """examples/pipelined-cg: the same residual to the bit plain and under overlap-run,
     each iteration's MPI_Iallreduce among the program's requests."""
+    # N per rank, ITERATIONS, WORK
+    same_result_and_requests(args, tmp, [args.program, "20000", "60", "1"], "residual", 60)
+
+
+def same_result_and_requests(args, tmp, command, result, least):
+    """An example run plain and under overlap-run: the line `result ... (bits B)` the same to
+    the bit, and at least `least` requests of the program's on every rank."""
     env = mpi_env()
-    sizes = ["20000", "60", "1"]  # N per rank, ITERATIONS, WORK
-    plain = run([*launcher(args, args.np), args.program, *sizes], env, timeout=300)
+    plain = run([*launcher(args, args.np), *command], env, timeout=300)
     report = os.path.join(tmp, "report.json")
     opts = ["--report", report] + (["--progress", args.progress] if args.progress else [])
-    inter = run([*launcher(args, args.np), args.run, *opts, "--", args.program, *sizes], env,
-                timeout=300)
+    inter = run([*launcher(args, args.np), args.run, *opts, "--", *command], env, timeout=300)
     if plain.returncode != 0 or inter.returncode != 0:
         fail(f"exit {plain.returncode} plain, {inter.returncode} under overlap-run")
 
-    def residual(out):
-        m = re.search(r"^residual \S+ \(bits (\w+)\)$", out, re.M)
+    def bits(out):
+        m = re.search(rf"^{result} .*\(bits (\w+)\)$", out, re.M)
         return m.group(1) if m else None
 
-    a, b = residual(plain.stdout), residual(inter.stdout)
-    print(f"residual bits: plain {a}, overlap-run {b}")
+    a, b = bits(plain.stdout), bits(inter.stdout)
+    print(f"{result} bits: plain {a}, overlap-run {b}")
     if a is None or a != b:
-        fail(f"residual plain {a}, under overlap-run {b}")
+        fail(f"{result} plain {a}, under overlap-run {b}")
     requests = [r.get("program_requests", 0) for r in load_report(report, args.np)["ranks"]]
     print(f"program requests per rank: {requests}")
-    if min(requests) < 60:
-        fail(f"the 60 MPI_Iallreduce per rank are not all among the program's requests: "
-             f"{requests}")
+    if min(requests) < least:
+        fail(f"the program's {least} nonblocking calls per rank are not all among its "
+             f"requests: {requests}")
 
 
 def do_soak(args, tmp):
