@@ -67,13 +67,14 @@ std::string find_shim() {
 int main(int argc, char** argv) {
   CLI::App app{
       "overlap-run: runs an MPI program with its blocking MPI_Send/MPI_Recv/MPI_Sendrecv "
-      "turned into background transfers that complete when the program touches the buffer.\n"
+      "turned into background transfers that complete when the program touches the buffer, "
+      "and its own nonblocking calls progressed in the background.\n"
       "  mpiexec -n 4 overlap-run [options] -- ./app args\n"
       "  overlap-run [options] -- mpiexec -n 4 ./app args",
       "overlap-run"};
   app.set_version_flag("--version", "overlap-run " OVERLAP_VERSION);
   app.prefix_command();
-  std::string policy, min_size, defer, report, partitioned, place;
+  std::string policy, min_size, defer, report, partitioned, collectives, place;
   bool off = false;
   app.add_option("--progress", policy,
                  "who makes transfers progress: caller, shared (default), dedicated "
@@ -91,6 +92,10 @@ int main(int argc, char** argv) {
                  "the program's own MPI_Psend_init family: overlap (liboverlap's partitioned "
                  "layer, early-bird transfer; default where MPI has that API) or mpi (MPI's own) "
                  "[OVERLAP_INTERCEPT_PARTITIONED]");
+  app.add_option("--collectives", collectives,
+                 "the program's own nonblocking collectives (MPI_Ibcast, MPI_Iallreduce, "
+                 "MPI_Ialltoall and six more): overlap (liboverlap's, progressed in the "
+                 "background; default) or mpi (MPI's own) [OVERLAP_INTERCEPT_COLLECTIVES]");
   app.add_option("--place", place,
                  "how a received message reaches the buffer: move (default: its pages are "
                  "moved into place where that is safe, docs/overlap-run.md, else copied) or "
@@ -115,7 +120,7 @@ int main(int argc, char** argv) {
     // there and would otherwise be reported as a program that cannot be run.
     return usage_error("'" + command.front() +
                        "' is not an option of overlap-run (allowed: --progress, --min-size, "
-                       "--defer, --report, --partitioned, --place, --off, --help, --version; the "
+                       "--defer, --report, --partitioned, --collectives, --place, --off, --help, --version; the "
                        "program follows --)");
   }
   if (command.empty()) {
@@ -133,6 +138,8 @@ int main(int argc, char** argv) {
     if (!defer.empty()) settings.families = parse_families(defer, "--defer");
     if (!partitioned.empty())
       settings.partitioned_overlap = parse_partitioned(partitioned, "--partitioned");
+    if (!collectives.empty())
+      settings.collectives_overlap = parse_collectives(collectives, "--collectives");
     if (!place.empty()) settings.move_pages = parse_place(place, "--place");
     if (off) settings.enabled = false;
     if (!report.empty()) {

@@ -1,5 +1,6 @@
 #include "collectives/buffer_layout.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -56,8 +57,37 @@ std::string type_name(MPI_Datatype type) {
   return len > 0 ? std::string(name, static_cast<std::size_t>(len)) : "a derived datatype";
 }
 
-BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_name,
-                             const char* type_arg) {
+namespace {
+
+// Whether `count` elements of a valid, non-null `type` of `size` bytes, `extent` and true
+// extent are contiguous bytes in memory order (named pair types count their padding).
+bool contiguous_layout(MPI_Datatype type, int& size) {
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  // Predefined pair types (MPI_DOUBLE_INT...) have padding inside or after each element:
+  // algorithms move them as count x extent bytes, and the collectives run them on a shadow
+  // copy so the application's padding is never touched (typemap_shadow.hpp).
+  int ints = 0, addresses = 0, types = 0, combiner = 0;
+  PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
+  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
+    size = static_cast<int>(extent);
+  return !(size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
+           (combiner != MPI_COMBINER_NAMED &&
+            !in_memory_order(type, static_cast<std::size_t>(size))));
+}
+
+}  // namespace
+
+bool needs_packing(MPI_Datatype type) {
+  if (type == MPI_DATATYPE_NULL) return false;
+  int size = 0;
+  return !contiguous_layout(type, size) && size > 0;
+}
+
+BufferBytes buffer_bytes(int count, MPI_Datatype type, const char* count_name,
+                         const char* type_arg, Layout allowed) {
   BufferBytes r;
   if (count < 0) {
     r.error = std::string(count_name) + "=" + std::to_string(count) + " is negative";
@@ -70,25 +100,20 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
     return r;
   }
   int size = 0;
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  PMPI_Type_size(type, &size);
-  PMPI_Type_get_extent(type, &lb, &extent);
-  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-  // Predefined pair types (MPI_DOUBLE_INT...) have padding inside or after each element:
-  // algorithms move them as count x extent bytes, and the collectives run them on a shadow
-  // copy so the application's padding is never touched (typemap_shadow.hpp).
-  int ints = 0, addresses = 0, types = 0, combiner = 0;
-  PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
-  if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
-    size = static_cast<int>(extent);
-  if (size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
-      (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size)))) {
-    r.error = std::string(type_arg) + " is " + type_name(type) +
-              ", which is not contiguous (allowed: datatypes whose data are contiguous bytes "
-              "with lower bound 0 and whose typemap lists them in memory order without "
-              "overlap, such as the predefined types)";
-    r.kind = progress::ErrorKind::type;
-    return r;
+  if (!contiguous_layout(type, size)) {
+    if (allowed == Layout::any) {
+      // Moved as MPI packs it (typemap_shadow.hpp): size bytes per element, none for a
+      // datatype without data.
+      PMPI_Type_size(type, &size);
+      size = std::max(size, 0);
+    } else {
+      r.error = std::string(type_arg) + " is " + type_name(type) +
+                ", which is not contiguous (allowed: datatypes whose data are contiguous "
+                "bytes with lower bound 0 and whose typemap lists them in memory order "
+                "without overlap, such as the predefined types)";
+      r.kind = progress::ErrorKind::type;
+      return r;
+    }
   }
   const auto bytes = static_cast<unsigned long long>(count) * static_cast<unsigned long long>(size);
   if (bytes > static_cast<unsigned long long>(INT_MAX)) {
@@ -100,6 +125,11 @@ BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_nam
   }
   r.bytes = static_cast<std::size_t>(bytes);
   return r;
+}
+
+BufferBytes contiguous_bytes(int count, MPI_Datatype type, const char* count_name,
+                             const char* type_arg) {
+  return buffer_bytes(count, type, count_name, type_arg, Layout::contiguous);
 }
 
 }  // namespace overlap::collectives

@@ -12,6 +12,7 @@
 #include "collectives/application_use.hpp"
 #include "collectives/buffer_layout.hpp"
 #include "collectives/comm_context.hpp"
+#include "collectives/intercept_abi.h"
 #include "collectives/reduction.hpp"
 #include "collectives/typemap_shadow.hpp"
 #include "progress/engine_runtime.hpp"
@@ -143,14 +144,14 @@ struct BlockArgs {
 BlockArgs block_args(const Side& block, const Side& other, int size) {
   BlockArgs b;
   auto mine =
-      collectives::contiguous_bytes(block.count, block.type, block.count_name, block.type_name);
+      collectives::buffer_bytes(block.count, block.type, block.count_name, block.type_name, collectives::Layout::any);
   if (!mine.error.empty()) {
     b.error = Refusal(mine.error, mine.kind);
     return b;
   }
   if (other.buf != MPI_IN_PLACE) {
     auto theirs =
-        collectives::contiguous_bytes(other.count, other.type, other.count_name, other.type_name);
+        collectives::buffer_bytes(other.count, other.type, other.count_name, other.type_name, collectives::Layout::any);
     if (!theirs.error.empty()) {
       b.error = Refusal(theirs.error, theirs.kind);
       return b;
@@ -289,7 +290,7 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   return run_collective(
       "OVX_Ibcast", comm, request,
       [&](int, int size) -> Refusal {
-        layout = collectives::contiguous_bytes(count, datatype, "count", "datatype");
+        layout = collectives::buffer_bytes(count, datatype, "count", "datatype", collectives::Layout::any);
         return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
       [&](TaskGraph& g, Group grp) {
@@ -397,7 +398,7 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         }
         if (sendbuf == MPI_IN_PLACE)
           return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
-        auto s = collectives::contiguous_bytes(sendcount, sendtype, "sendcount", "sendtype");
+        auto s = collectives::buffer_bytes(sendcount, sendtype, "sendcount", "sendtype", collectives::Layout::any);
         block = s.bytes;
         return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
@@ -422,7 +423,7 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (rank != root) {
           if (recvbuf == MPI_IN_PLACE)
             return std::string("recvbuf is MPI_IN_PLACE on a rank that is not the root");
-          auto r = collectives::contiguous_bytes(recvcount, recvtype, "recvcount", "recvtype");
+          auto r = collectives::buffer_bytes(recvcount, recvtype, "recvcount", "recvtype", collectives::Layout::any);
           block = r.bytes;
           return r.error.empty() ? check_total(block, size) : Refusal(r.error, r.kind);
         }
@@ -465,6 +466,34 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         out.finish(n);
         in.finish();
       });
+}
+
+// The same functions under the names of intercept_abi.h (aliases: one body, and a name
+// that an interposition library does not define).
+#define OVX_PRIVATE_ALIAS(private_name, public_name) \
+  extern __typeof__(public_name) private_name __attribute__((alias(#public_name)));
+OVX_PRIVATE_ALIAS(ovx_private_ibarrier, OVX_Ibarrier)
+OVX_PRIVATE_ALIAS(ovx_private_ibcast, OVX_Ibcast)
+OVX_PRIVATE_ALIAS(ovx_private_ireduce, OVX_Ireduce)
+OVX_PRIVATE_ALIAS(ovx_private_iallreduce, OVX_Iallreduce)
+OVX_PRIVATE_ALIAS(ovx_private_iallgather, OVX_Iallgather)
+OVX_PRIVATE_ALIAS(ovx_private_ialltoall, OVX_Ialltoall)
+OVX_PRIVATE_ALIAS(ovx_private_igather, OVX_Igather)
+OVX_PRIVATE_ALIAS(ovx_private_iscatter, OVX_Iscatter)
+OVX_PRIVATE_ALIAS(ovx_private_ireduce_scatter_block, OVX_Ireduce_scatter_block)
+#undef OVX_PRIVATE_ALIAS
+
+int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup) {
+  std::string error;
+  return collectives::context_for(comm, dup, error) ? MPI_SUCCESS : MPI_ERR_COMM;
+}
+
+const char* ovx_private_reduction_refusal(MPI_Op op, MPI_Datatype type) {
+  thread_local std::string why;
+  auto found = collectives::find_reduction(op, type);
+  if (found.kernel.fn != nullptr) return nullptr;
+  why = found.error;
+  return why.c_str();
 }
 
 }  // extern "C"

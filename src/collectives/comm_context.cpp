@@ -212,22 +212,16 @@ bool CommContext::release() {
   return true;
 }
 
-std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
-  Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
-  if (reg.keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &reg.keyval, nullptr);
-  void* value = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
-  if (found) return *static_cast<std::shared_ptr<CommContext>*>(value);
-
+// A new context for `comm`, its duplicate `made` (ready) or, when that is MPI_COMM_NULL,
+// one made with MPI_Comm_idup.
+std::shared_ptr<CommContext> make_context(MPI_Comm comm, MPI_Comm made, std::string& error) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) {
     error = "intercommunicators are not supported";
     return nullptr;
   }
+  int found = 0;
   void* ub = nullptr;
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
   const long tag_ub = found ? *static_cast<int*>(ub) : 32767;
@@ -241,11 +235,39 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
   if (!capped_ranges(ctx->ranges_, error)) return nullptr;
   PMPI_Comm_rank(comm, &ctx->rank_);
   PMPI_Comm_size(comm, &ctx->size_);
-  if (const int rc = PMPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_); rc != MPI_SUCCESS) {
+  if (made != MPI_COMM_NULL) {
+    ctx->dup_ = made;
+    PMPI_Comm_set_errhandler(made, MPI_ERRORS_ARE_FATAL);
+    ctx->ready_.store(true, std::memory_order_release);
+  } else if (const int rc = PMPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_); rc != MPI_SUCCESS) {
     error = "MPI_Comm_idup of the communicator failed: " + mpi_error_text(rc);
     return nullptr;
   }
   ctx->app_ = comm;
+  return ctx;
+}
+
+std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
+  return context_for(comm, MPI_COMM_NULL, error);
+}
+
+std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::string& error) {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  if (reg.keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &reg.keyval, nullptr);
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
+  if (found) {
+    if (made != MPI_COMM_NULL) {
+      error = "the communicator has a duplicate already";
+      return nullptr;
+    }
+    return *static_cast<std::shared_ptr<CommContext>*>(value);
+  }
+  auto ctx = make_context(comm, made, error);
+  if (!ctx) return nullptr;
   PMPI_Comm_set_attr(comm, reg.keyval, new std::shared_ptr<CommContext>(ctx));
   reg.contexts.push_back(ctx);
   return ctx;

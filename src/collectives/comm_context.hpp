@@ -75,7 +75,7 @@ class CommContext {
   bool released() const { return released_.load(); }
 
  private:
-  friend std::shared_ptr<CommContext> context_for(MPI_Comm, std::string&);
+  friend std::shared_ptr<CommContext> make_context(MPI_Comm, MPI_Comm, std::string&);
   // True once the duplicate exists (or its duplication failed). Only try-locks, and not
   // at all on the thread that holds idup_mu_: MPI_Test/MPI_Wait of the duplication may
   // re-enter liboverlap through the MPI progress hook (try_lock by the owner is UB).
@@ -107,6 +107,12 @@ class CommContext {
 // collective call: every rank makes it in the same order as its other collectives on
 // `comm`). Empty, with `error` set, when the communicator cannot be used.
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
+// The context of `comm` with `made` as its duplicate, made by the caller where every rank
+// was present (overlap-run at MPI_Init: a duplicate made later with MPI_Comm_idup runs the
+// later rounds of Open MPI's context id agreement on the communicator's own collective
+// sequence, where they can cross the program's own nonblocking collectives). Takes
+// `made` over. Empty, with `error` set, when `comm` has a context already.
+std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::string& error);
 
 // Frees the duplicates of communicators the application freed, once nothing runs on them.
 // Safe points only (engine_runtime sweeps).

@@ -1,8 +1,10 @@
 #include "collectives/typemap_shadow.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
+#include "collectives/buffer_layout.hpp"
 #include "collectives/pair.hpp"
 
 namespace overlap::collectives {
@@ -51,6 +53,10 @@ TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size
       count_(count),
       use_(use) {
   if (user == nullptr || count == 0) return;
+  if (needs_packing(type)) {
+    pack_in(type);
+    return;
+  }
   progress::ReduceFn fn = typemap_copy(type);
   if (fn == nullptr) return;
   MPI_Aint lb = 0, extent = 0;
@@ -67,9 +73,42 @@ TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size
   }
 }
 
+// Callers check the sizes first: count x size is at most INT_MAX bytes (buffer_bytes).
+void TypemapShadow::pack_in(MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  packed_bytes_ = count_ * static_cast<std::size_t>(size);
+  packed_.reset(new std::byte[std::max<std::size_t>(packed_bytes_, 1)]);
+  buffer_ = packed_.get();
+  if (use_ != Use::write) {
+    int position = 0;
+    PMPI_Pack(user_, static_cast<int>(count_), type, packed_.get(),
+              static_cast<int>(packed_bytes_), &position, MPI_COMM_SELF);
+  }
+  if (use_ != Use::read) PMPI_Type_dup(type, &packed_type_);
+}
+
 void TypemapShadow::finish() { finish(count_); }
 
 void TypemapShadow::finish(std::size_t written) {
+  if (packed_) {
+    // Owned by the graph's completion, which unpacks an output unless the graph was
+    // abandoned (nothing it posted can write the copy any more by then).
+    g_.on_complete([g = &g_, packed = packed_, type = packed_type_, user = user_,
+                    written]() mutable {
+      if (type == MPI_DATATYPE_NULL) return packed.reset();
+      if (!g->abandoned() && written > 0) {
+        int size = 0, position = 0;
+        PMPI_Type_size(type, &size);
+        PMPI_Unpack(packed.get(), static_cast<int>(written * static_cast<std::size_t>(size)),
+                    &position, user, static_cast<int>(written), type, MPI_COMM_SELF);
+      }
+      PMPI_Type_free(&type);
+      packed.reset();
+    });
+    packed_.reset();
+    return;
+  }
   if (copy_.fn == nullptr) return;
   const auto built = static_cast<progress::TaskId>(g_.size());
   if (has_copy_in_)

@@ -5,12 +5,18 @@
 // after the last element. For these types a collective runs on a shadow copy of the
 // application's buffer: a first task copies the data fields in (inputs), a last task
 // copies them out (outputs), so the application's padding is never read or written.
-// Other types have no padding and run on the application's buffer directly.
+// A derived datatype whose data are not contiguous bytes in memory order (a vector, a
+// subarray, a struct with holes) runs, in the data movement collectives, on a packed copy:
+// MPI_Pack at the call for inputs (MPI may read a send buffer any time until completion,
+// so reading it at once is allowed), MPI_Unpack by the thread that completes the graph for
+// outputs, before the request completes (a copy of the datatype is kept, since the
+// program may free its own). Other types run on the application's buffer directly.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <memory>
 
 #include "progress/task_graph.hpp"
 
@@ -45,7 +51,11 @@ class TypemapShadow {
   void* buffer_;
   std::size_t count_;
   Use use_;
-  progress::ReduceOp copy_{};  // fn == nullptr: no shadow
+  void pack_in(MPI_Datatype type);
+  progress::ReduceOp copy_{};  // fn == nullptr: no field-by-field shadow
+  MPI_Datatype packed_type_ = MPI_DATATYPE_NULL;  // a packed shadow: the datatype's copy
+  std::size_t packed_bytes_ = 0;
+  std::shared_ptr<std::byte[]> packed_;
   progress::TaskId copy_in_ = 0;
   bool has_copy_in_ = false;
 };

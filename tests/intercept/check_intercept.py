@@ -84,6 +84,24 @@ def available_gib():
     return 0.0
 
 
+def same_digests(args, tmp, case_args, extra=(), inter_env=None):
+    """The program plain and under overlap-run: every rank's digest the same. Returns the
+    intercepted run and its report."""
+    env = mpi_env()
+    plain = run([*launcher(args, args.np), args.program, *case_args], env, timeout=600)
+    if plain.returncode != 0:
+        fail(f"plain run: exit {plain.returncode}")
+    report = os.path.join(tmp, "report.json")
+    inter = run(intercepted_cmd(args, case_args, report, extra), dict(env, **(inter_env or {})),
+                timeout=600)
+    if inter.returncode != 0:
+        fail(f"run under overlap-run: exit {inter.returncode}")
+    a, b = digests(plain.stdout), digests(inter.stdout)
+    if len(a) != args.np or a != b:
+        fail(f"digests differ: plain {a}, overlap-run {b}")
+    return inter, load_report(report, args.np)
+
+
 def do_equality(args, tmp):
     if args.needs_memory_gib and available_gib() < args.needs_memory_gib:
         print(f"SKIP: {available_gib():.1f} GiB available, the case needs "
@@ -92,20 +110,8 @@ def do_equality(args, tmp):
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 30)
     print(f"seed {seed} (rerun with --seed {seed})")
     case_args = [args.case, str(seed), str(args.iterations)]
-    env = mpi_env()
-    plain = run([*launcher(args, args.np), args.program, *case_args], env, timeout=600)
-    if plain.returncode != 0:
-        fail(f"plain run: exit {plain.returncode}")
-    report = os.path.join(tmp, "report.json")
     # (intercept_engine.c checks that it really runs intercepted when told so.)
-    inter = run(intercepted_cmd(args, case_args, report),
-                dict(env, OVERLAP_INTERCEPT_EXPECTED="1"), timeout=600)
-    if inter.returncode != 0:
-        fail(f"run under overlap-run: exit {inter.returncode}")
-    a, b = digests(plain.stdout), digests(inter.stdout)
-    if len(a) != args.np or a != b:
-        fail(f"digests differ: plain {a}, overlap-run {b}")
-    doc = load_report(report, args.np)
+    inter, doc = same_digests(args, tmp, case_args, inter_env={"OVERLAP_INTERCEPT_EXPECTED": "1"})
     t = totals(doc)
     print(f"report totals: {t}")
     if t["deferred"] == 0:
@@ -531,6 +537,60 @@ def do_transpose(args, tmp):
         fail(f"FIELDS=0: exit {refused.returncode}, {refused.stdout!r}")
 
 
+NINE = ("MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce",
+        "MPI_Ireduce_scatter_block", "MPI_Igather", "MPI_Iscatter", "MPI_Iallgather",
+        "MPI_Ialltoall")
+
+
+def do_collectives(args, tmp):
+    """intercept_collectives.c: the program's own nonblocking collectives, routed to
+    liboverlap's on MPI_COMM_WORLD, MPI's own elsewhere and for a user-defined operation;
+    the same digests plain and under overlap-run, and the report's routing per call exactly
+    what the rules say for this program (docs/overlap-run.md)."""
+    seed = args.seed if args.seed is not None else random.randrange(1, 1 << 30)
+    print(f"seed {seed} (rerun with --seed {seed})")
+    n = args.iterations
+    # Open MPI 4.1's libnbc crashes the plain run when a communicator is freed with its
+    # nonblocking collectives pending (valid MPI): asked for where the plain run survives.
+    case_args = [str(seed), str(n)] + (["free-early"] if args.flavor == "mpich" else [])
+    extra = ["--collectives", args.collectives] if args.collectives else []
+    inter, doc = same_digests(args, tmp, case_args, extra)
+    # Per iteration: on MPI_COMM_WORLD each of the nine once (MPI_Iallreduce twice, and once
+    # more with the user-defined operation); on the duplicate four of them again; once in
+    # all, the intercommunicator's MPI_Ibarrier.
+    calls = {c: n for c in NINE}
+    calls["MPI_Iallreduce"] = 3 * n
+    again = ("MPI_Iallgather", "MPI_Ireduce_scatter_block", "MPI_Ireduce", "MPI_Ibarrier")
+    for c in again:
+        calls[c] = 2 * n
+    calls["MPI_Ibarrier"] += 1
+    reason = {"mpi": "switched_off"}.get(args.collectives) or (
+        "caller_policy" if args.progress == "caller" else None)
+    if reason:
+        want = {c: {"calls": k, "routed": 0, "own": {reason: k}} for c, k in calls.items()}
+    else:
+        want = {c: {"calls": k, "routed": n, "own": {}} for c, k in calls.items()}
+        want["MPI_Iallreduce"].update(routed=2 * n, own={"operation": n})
+        for c in again:
+            want[c]["own"] = {"communicator": calls[c] - n}
+    for r in doc["ranks"]:
+        got = {c: {"calls": 0, "routed": 0, "own": {}} for c in NINE}
+        for site in r["collective_sites"]:
+            g = got[site["call"]]
+            g["calls"] += site["calls"]
+            g["routed"] += site["routed"]
+            for why, k in site["mpi_own"].items():
+                g["own"][why] = g["own"].get(why, 0) + k
+        if got != want:
+            fail(f"rank {r['rank']}: routing {got}, expected {want}")
+        routed = sum(g["routed"] for g in got.values())
+        if r["collectives_routed"] != routed:
+            fail(f"rank {r['rank']}: collectives_routed {r['collectives_routed']}, sites say {routed}")
+    print(f"routing as the rules say on every rank ({'all MPI own: ' + reason if reason else 'routed'})")
+    if "nonblocking collective (all ranks)" not in inter.stderr:
+        fail("the summary on stderr has no line for the nonblocking collectives")
+
+
 def do_pcg(args, tmp):
     """examples/pipelined-cg: the same residual to the bit plain and under overlap-run,
     each iteration's MPI_Iallreduce among the program's requests."""
@@ -649,7 +709,7 @@ def main():
     ap.add_argument("mode",
                     choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi",
                              "soak", "moves", "fortran", "unreached", "plugin",
-                             "transpose", "pcg"])
+                             "transpose", "pcg", "collectives"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -658,6 +718,7 @@ def main():
     ap.add_argument("--seed", type=int)
     ap.add_argument("--progress", choices=["caller", "shared", "dedicated"])
     ap.add_argument("--form", choices=["rank", "launcher"], default="rank")
+    ap.add_argument("--collectives", choices=["overlap", "mpi"], help="overlap-run's setting")
     ap.add_argument("--min-size", default="4KiB")
     ap.add_argument("--needs-memory-gib", type=float, default=0,
                     help="skip (exit 77) where less memory is available")
@@ -671,7 +732,8 @@ def main():
             "usage": do_usage, "cluster": do_cluster, "jacobi": do_jacobi,
             "soak": do_soak, "moves": do_moves, "fortran": do_fortran,
             "unreached": do_unreached, "plugin": do_plugin,
-            "transpose": do_transpose, "pcg": do_pcg}[args.mode]
+            "transpose": do_transpose, "pcg": do_pcg,
+            "collectives": do_collectives}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "base/usage_error.hpp"
+#include "intercept/calls/collective_routes.hpp"
 #include "intercept/calls/deferral.hpp"
 #include "intercept/calls/fence_calls.hpp"
 #include "intercept/calls/named_type_sizes.hpp"
@@ -477,6 +478,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
   rt.active = true;
   start_partitioned_routes();
+  start_collective_routes();
   open_straight_path(rt);
   return MPI_SUCCESS;
 }
@@ -537,6 +539,7 @@ ovx_core make_table() {
     static const std::string text = families_text(runtime().settings.families);  // fixed
     return text.c_str();
   };
+  add_collective_routes(t);
   add_partitioned_routes(t);  // its fallbacks are the entries above
   add_request_calls(t);       // last: wraps the routes' Wait/Test entries
   return t;

@@ -93,6 +93,15 @@ bool parse_partitioned(std::string_view text, std::string_view what) {
                   what, text));
 }
 
+bool parse_collectives(std::string_view text, std::string_view what) {
+  if (text == "overlap") return true;
+  if (text == "mpi") return false;
+  throw UsageError(
+      fmt::format("{}: '{}' is not allowed; expected overlap (liboverlap's nonblocking "
+                  "collectives) or mpi (MPI's own)",
+                  what, text));
+}
+
 bool parse_place(std::string_view text, std::string_view what) {
   if (text == "move") return true;
   if (text == "copy") return false;
@@ -114,6 +123,8 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
   if (auto* v = get(kEnvDefer)) s.families = parse_families(*v, kEnvDefer);
   if (auto* v = get(kEnvPartitioned))
     s.partitioned_overlap = parse_partitioned(*v, kEnvPartitioned);
+  if (auto* v = get(kEnvCollectives))
+    s.collectives_overlap = parse_collectives(*v, kEnvCollectives);
   if (auto* v = get(kEnvPlace)) s.move_pages = parse_place(*v, kEnvPlace);
   if (auto* v = get(kEnvReport)) {
     if (v->empty()) throw UsageError(fmt::format("{}: an empty path is not allowed", kEnvReport));
@@ -125,7 +136,8 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
 Settings settings_from_environment() {
   std::map<std::string, std::string> env;
   for (std::string_view name :
-       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned, kEnvPlace}) {
+       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned, kEnvCollectives,
+        kEnvPlace}) {
     if (const char* v = std::getenv(std::string(name).c_str())) env[std::string(name)] = v;
   }
   return settings_from(env);
@@ -139,6 +151,7 @@ std::map<std::string, std::string> environment_of(const Settings& s) {
   env[std::string(kEnvDefer)] = families_text(s.families);
   if (!s.report.empty()) env[std::string(kEnvReport)] = s.report;
   env[std::string(kEnvPartitioned)] = s.partitioned_overlap ? "overlap" : "mpi";
+  env[std::string(kEnvCollectives)] = s.collectives_overlap ? "overlap" : "mpi";
   env[std::string(kEnvPlace)] = s.move_pages ? "move" : "copy";
   return env;
 }

@@ -30,6 +30,9 @@ struct Settings {
   // OVERLAP_INTERCEPT_PARTITIONED=overlap|mpi: a program's own MPI_Psend_init family goes
   // to liboverlap's partitioned layer (where MPI has that API), or stays MPI's.
   bool partitioned_overlap = true;
+  // OVERLAP_INTERCEPT_COLLECTIVES=overlap|mpi: a program's own nonblocking collectives
+  // (the nine liboverlap has) go to liboverlap's task graphs, or stay MPI's.
+  bool collectives_overlap = true;
   // OVERLAP_INTERCEPT_PLACE=move|copy: a received message's whole pages are moved into
   // the program's buffer (mremap) where move_gate.hpp finds that safe, else copied; or it
   // is always copied (docs/overlap-run.md, "Placing received data").
@@ -42,6 +45,7 @@ inline constexpr std::string_view kEnvMinSize = "OVERLAP_INTERCEPT_MIN_SIZE";
 inline constexpr std::string_view kEnvDefer = "OVERLAP_INTERCEPT_DEFER";
 inline constexpr std::string_view kEnvReport = "OVERLAP_INTERCEPT_REPORT";
 inline constexpr std::string_view kEnvPartitioned = "OVERLAP_INTERCEPT_PARTITIONED";
+inline constexpr std::string_view kEnvCollectives = "OVERLAP_INTERCEPT_COLLECTIVES";
 inline constexpr std::string_view kEnvPlace = "OVERLAP_INTERCEPT_PLACE";
 
 Policy parse_policy(std::string_view text, std::string_view what);
@@ -54,6 +58,8 @@ std::string families_text(const Families& f);
 bool parse_on_off(std::string_view text, std::string_view what);
 // "overlap" (true) or "mpi" (false).
 bool parse_partitioned(std::string_view text, std::string_view what);
+// "overlap" (true) or "mpi" (false), for OVERLAP_INTERCEPT_COLLECTIVES.
+bool parse_collectives(std::string_view text, std::string_view what);
 // "move" (true) or "copy" (false).
 bool parse_place(std::string_view text, std::string_view what);
 

@@ -15,6 +15,40 @@ std::string micro(double s) {
   return fmt::format("{:.1f} us", s * 1e6);
 }
 
+// The program's own nonblocking collectives per call site over all ranks: routed to
+// liboverlap's, or MPI's own and why.
+std::string collectives_text(const json& report) {
+  struct Row {
+    std::uint64_t calls = 0, routed = 0;
+    std::map<std::string, std::uint64_t> own;
+  };
+  std::map<std::pair<std::string, std::string>, Row> rows;
+  for (const json& r : report["ranks"]) {
+    if (!r.contains("collective_sites")) continue;
+    for (const json& s : r["collective_sites"]) {
+      Row& row = rows[{s["call"].get<std::string>(), s["site"]["text"].get<std::string>()}];
+      row.calls += s["calls"].get<std::uint64_t>();
+      row.routed += s["routed"].get<std::uint64_t>();
+      for (const auto& [name, n] : s["mpi_own"].items()) row.own[name] += n.get<std::uint64_t>();
+    }
+  }
+  std::string out;
+  if (rows.empty()) return out;
+  out += fmt::format("  {:<38} {:>8} {:>28}\n", "nonblocking collective (all ranks)", "calls",
+                     "routed to liboverlap's");
+  int shown = 0;
+  for (const auto& [key, row] : rows) {
+    if (++shown > 8) {
+      out += fmt::format("  ... {} more collective call sites in the report\n", rows.size() - 8);
+      break;
+    }
+    const std::string name = key.first + " " + key.second;
+    out += fmt::format("  {:<38} {:>8} {:>28}\n", name.substr(0, 38), row.calls, row.routed);
+    for (const auto& [reason, n] : row.own) out += fmt::format("      MPI's own {}x: {}\n", n, reason);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string summary_text(const json& report, const std::string& path) {
@@ -68,6 +102,7 @@ std::string summary_text(const json& report, const std::string& path) {
     out += fmt::format(
         "  partitioned: {} requests (all ranks) routed to liboverlap's partitioned layer\n",
         routed);
+  out += collectives_text(report);
   // Where the program first touched buffers in flight: the most frequent place per site,
   // for the lowest rank that has one.
   int lines = 0;

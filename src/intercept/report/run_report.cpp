@@ -10,6 +10,7 @@
 #include <map>
 #include <vector>
 
+#include "intercept/calls/collective_routes.hpp"
 #include "intercept/calls/partitioned_routes.hpp"
 #include "intercept/report/report_summary.hpp"
 #include "intercept/report/symbolizer.hpp"
@@ -73,6 +74,22 @@ json site_json(const SiteStats& s, const Symbolizer& symbols) {
   return j;
 }
 
+// The program's own nonblocking collectives: routed to liboverlap or MPI's own, and why.
+json collective_site_json(const CollectiveSite& s, const Symbolizer& symbols) {
+  json j;
+  j["call"] = std::string(collective_name(s.call));
+  j["site"] = location_json(symbols.locate(s.site, true), s.site);
+  j["calls"] = s.calls;
+  j["routed"] = s.routed;
+  json own = json::object();
+  for (int r = 0; r < kOwnReasonCount; ++r) {
+    if (s.own[r] > 0) own[std::string(own_reason_name(static_cast<OwnReason>(r)))] = s.own[r];
+  }
+  j["mpi_own"] = own;
+  if (!s.operation_note.empty()) j["operation_note"] = s.operation_note;
+  return j;
+}
+
 json rank_json(Runtime& rt, int rank) {
   const Symbolizer symbols;
   json r;
@@ -93,6 +110,11 @@ json rank_json(Runtime& rt, int rank) {
   r["faults"] = faults;
   r["stall_s"] = stall;
   r["partitioned_routed"] = partitioned_routed();
+  json collectives = json::array();
+  for (const CollectiveSite& s : collective_sites())
+    collectives.push_back(collective_site_json(s, symbols));
+  r["collective_sites"] = collectives;
+  r["collectives_routed"] = collectives_routed();
   // The program's own requests (one per nonblocking call or persistent init), which the
   // engine progresses while outstanding.
   r["program_requests"] = program_requests().tracked();
@@ -142,6 +164,7 @@ json metadata(Runtime& rt, int size) {
   // Who served the program's own MPI_Psend_init family: liboverlap's layer or MPI's.
   const bool routed = partitioned_routing_compiled() && rt.settings.partitioned_overlap;
   m["partitioned"] = routed ? "overlap" : "mpi";
+  m["collectives"] = rt.settings.collectives_overlap ? "overlap" : "mpi";
   if (!partitioned_routing_compiled() && rt.settings.partitioned_overlap)
     m["partitioned_note"] = "this MPI has no partitioned API (MPI_VERSION < 4): nothing to route";
   m["place"] = rt.settings.move_pages ? "move" : "copy";

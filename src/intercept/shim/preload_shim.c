@@ -465,6 +465,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
  * recorded under the request (runtime/program_requests.hpp). */
 #define BEFORE_FENCE_REQ(c, name) BEFORE_FENCE(c, name)
 #define BEFORE_EXPOSE_REQ(c, name) BEFORE_EXPOSE(c, name)
+#define BEFORE_ROUTE_REQ(c, name) BEFORE_FENCE(c, name)
 #define AFTER_CORE(c, name) (void)0
 #define AFTER_STRAIGHT(c, name) (void)0
 #define AFTER_POLL(c, name) (void)0
@@ -478,6 +479,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
   }
 #define AFTER_FENCE_REQ(c, name) AFTER_REQ(c, name, 0)
 #define AFTER_EXPOSE_REQ(c, name) AFTER_REQ(c, name, 1)
+#define AFTER_ROUTE_REQ(c, name) AFTER_REQ(c, name, 0)
 
 /* The function that serves the call when the shim decides it itself, by kind (NULL: the
  * core decides): only STRAIGHT entries may. */
@@ -488,6 +490,19 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_POLL(name, params, args) ((int(*) params)NULL)
 #define SERVES_FENCE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_EXPOSE_REQ(name, params, args) ((int(*) params)NULL)
+#define SERVES_ROUTE_REQ(name, params, args) ((int(*) params)NULL)
+
+/* Who serves the call after the fence: MPI's function `f`, or for a ROUTE_REQ entry the
+ * core's router when the core has one (it picks liboverlap's collective or MPI's). */
+#define ROUTE_CORE(c, name, f) (void)0
+#define ROUTE_STRAIGHT(c, name, f) (void)0
+#define ROUTE_FENCE(c, name, f) (void)0
+#define ROUTE_EXPOSE(c, name, f) (void)0
+#define ROUTE_POLL(c, name, f) (void)0
+#define ROUTE_FENCE_REQ(c, name, f) (void)0
+#define ROUTE_EXPOSE_REQ(c, name, f) (void)0
+#define ROUTE_ROUTE_REQ(c, name, f) \
+  if (c != NULL && c->route.name != NULL) f = c->route.name
 
 /* MPI's PMPI_ functions (fortran_entry.c): where a call came in under its PMPI_ name. */
 #define X(kind, name, params, args) \
@@ -515,8 +530,10 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
         BEFORE_##kind(c, name);                                            \
       }                                                                    \
       NEXT(int(*) params, name);                                           \
-      rc = via_pmpi && ovx_pnext_##name != NULL ? ovx_pnext_##name args     \
-                                                : next_##name args;        \
+      int(*serve) params =                                                 \
+          via_pmpi && ovx_pnext_##name != NULL ? ovx_pnext_##name : next_##name; \
+      ROUTE_##kind(c, name, serve);                                        \
+      rc = serve args;                                                     \
       if (c != NULL) {                                                     \
         AFTER_##kind(c, name);                                             \
       }                                                                    \

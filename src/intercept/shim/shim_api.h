@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 10
+#define OVX_SHIM_ABI 11
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -223,6 +223,22 @@ struct ovx_core {
   long (*min_size)(void);
   const char* (*policy)(void);
   const char* (*families)(void);
+  /* The routers of the ROUTE_REQ entries (mpi_functions.def), called between the entry's
+   * fence and the record of its request: each serves the call with liboverlap's
+   * collective or MPI's own (calls/collective_routes.cpp). NULL: MPI's own. */
+  struct {
+#define OVX_ROUTER_CORE(name, params)
+#define OVX_ROUTER_STRAIGHT(name, params)
+#define OVX_ROUTER_FENCE(name, params)
+#define OVX_ROUTER_EXPOSE(name, params)
+#define OVX_ROUTER_POLL(name, params)
+#define OVX_ROUTER_FENCE_REQ(name, params)
+#define OVX_ROUTER_EXPOSE_REQ(name, params)
+#define OVX_ROUTER_ROUTE_REQ(name, params) int(*name) params;
+#define X(kind, name, params, args) OVX_ROUTER_##kind(name, params)
+#include "intercept/shim/mpi_functions.def"
+#undef X
+  } route;
 };
 
 /* Exported by the core. */

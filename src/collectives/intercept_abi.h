@@ -1,0 +1,57 @@
+/* What liboverlap's collectives offer an interposition library that routes a program's own
+ * nonblocking collectives (MPI_Ibcast, MPI_Iallreduce...) to them (src/intercept/calls/
+ * collective_routes.cpp). Private: exported under liboverlap's OVERLAP_PRIVATE_1 node, not
+ * installed, no compatibility promise beyond one build of the project.
+ *
+ * The ovx_private_i* functions are the OVX_I* calls under names an interposition library
+ * does not define itself: one that also interposes OVX_I* (for programs that call them)
+ * reaches liboverlap's own code through these without passing its own wrappers again. */
+#ifndef OVERLAP_COLLECTIVES_INTERCEPT_ABI_H
+#define OVERLAP_COLLECTIVES_INTERCEPT_ABI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NULL when liboverlap's reductions take `op` on `type` (a predefined operation on a
+ * predefined datatype it supports), else why not, in words (valid until the calling
+ * thread's next call). The answer depends on nothing but the two handles, and MPI requires
+ * every rank of a reduction to pass the same op and datatype, so every rank answers alike. */
+const char* ovx_private_reduction_refusal(MPI_Op op, MPI_Datatype type);
+
+/* Gives liboverlap `dup`, a duplicate of `comm` the caller made where every rank was
+ * present (MPI_Init), as the communicator its collectives on `comm` run on, instead of one
+ * it would make with MPI_Comm_idup at the first collective (docs/overlap-run.md says why).
+ * liboverlap frees it. MPI_SUCCESS, or MPI_ERR_COMM when `comm` has a duplicate already. */
+int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup);
+
+int ovx_private_ibarrier(MPI_Comm comm, MPI_Request* request);
+int ovx_private_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       MPI_Request* request);
+int ovx_private_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, MPI_Request* request);
+int ovx_private_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request* request);
+int ovx_private_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request* request);
+int ovx_private_ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request* request);
+int ovx_private_igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request* request);
+int ovx_private_iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Request* request);
+int ovx_private_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      MPI_Request* request);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OVERLAP_COLLECTIVES_INTERCEPT_ABI_H */

@@ -1,0 +1,81 @@
+// A program's own nonblocking collectives routed to liboverlap's task-graph collectives, so
+// that the engine progresses them while the program computes (docs/overlap-run.md,
+// "Nonblocking collectives"). The nine liboverlap implements: MPI_Ibarrier, _Ibcast,
+// _Ireduce, _Iallreduce, _Ireduce_scatter_block, _Igather, _Iscatter, _Iallgather,
+// _Ialltoall. The program gets liboverlap's request, which is a real MPI request (a
+// generalized request): MPI's Wait/Test families take it in any mix with its own.
+//
+// Every rank must route the same calls, or a collective would be split between liboverlap
+// and MPI and hang. So the decision uses only what MPI requires to be the same on every
+// rank of the collective: the setting and policy (one per job), the communicator, the
+// operation and datatype of a reduction (MPI: the same on every rank), and the bytes each
+// block holds (the same on every rank by MPI's type matching rule). A rank's own datatype
+// never decides: liboverlap moves any datatype (a non-contiguous one as MPI packs it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "intercept/shim/shim_api.h"
+
+namespace overlap::intercept {
+
+enum class Collective {
+  ibarrier,
+  ibcast,
+  ireduce,
+  iallreduce,
+  ireduce_scatter_block,
+  igather,
+  iscatter,
+  iallgather,
+  ialltoall,
+};
+inline constexpr int kCollectiveCount = 9;
+std::string_view collective_name(Collective c);
+
+// Why a call went to MPI's own collective instead.
+enum class OwnReason {
+  not_active,         // interception not active (before MPI_Init's end, after finalize)
+  switched_off,       // --collectives mpi
+  caller_policy,      // --progress caller: no thread keeps MPI's progress rule for it
+  not_agreed,         // some rank could not route (its policy fell back to caller)
+  communicator,       // not MPI_COMM_WORLD (start_collective_routes says why)
+  intercommunicator,  // liboverlap's collectives are for intracommunicators
+  operation,          // a reduction liboverlap does not do (user-defined op, datatype)
+  too_large,          // a buffer over INT_MAX bytes
+  invalid_argument,   // a null communicator or request, a negative count: MPI reports it
+};
+inline constexpr int kOwnReasonCount = 9;
+std::string_view own_reason_name(OwnReason r);
+
+struct CollectiveSite {
+  Collective call = Collective::ibarrier;
+  std::uintptr_t site = 0;
+  std::uint64_t calls = 0;
+  std::uint64_t routed = 0;
+  std::uint64_t own[kOwnReasonCount] = {};
+  std::string operation_note;  // the first refusal of an operation, in liboverlap's words
+};
+
+// Fills table.route (each router sends every call to MPI's own while the settings say
+// --collectives mpi, counted as switched_off).
+void add_collective_routes(ovx_core& table);
+
+// At MPI_Init, every rank there: MPI_COMM_WORLD's duplicate for liboverlap's collectives.
+// Only MPI_COMM_WORLD is routed. A duplicate of another communicator would have to be made
+// either lazily with MPI_Comm_idup, whose later rounds of context id agreement Open MPI
+// 4.1 runs on the communicator's own collective sequence, where they cross the program's
+// own nonblocking collectives on it (a hang, seen in intercept.collectives), or blocking at
+// the first routed call, which a valid program can deadlock (a rank waits there for a
+// peer that waits for that rank's later message). Making one inside each call that creates
+// a communicator is the next step (docs/overlap-run.md).
+void start_collective_routes();
+
+// Per call site, for the report; and calls routed in this process so far.
+std::vector<CollectiveSite> collective_sites();
+std::uint64_t collectives_routed();
+
+}  // namespace overlap::intercept
