@@ -556,13 +556,14 @@ def do_collectives(args, tmp):
     extra = ["--collectives", args.collectives] if args.collectives else []
     inter, doc = same_digests(args, tmp, case_args, extra)
     # Per iteration: on MPI_COMM_WORLD each of the nine once (MPI_Iallreduce twice, and once
-    # more with the user-defined operation); on the duplicate four of them again; once in
-    # all, the intercommunicator's MPI_Ibarrier.
+    # more with the user-defined operation); four of them again on a communicator made by
+    # MPI_Comm_dup, by MPI_Comm_split (routed) and by MPI_Comm_idup (MPI's own: no hidden
+    # duplicate); once in all, an intercommunicator's MPI_Ibarrier (MPI's own).
     calls = {c: n for c in NINE}
     calls["MPI_Iallreduce"] = 3 * n
     again = ("MPI_Iallgather", "MPI_Ireduce_scatter_block", "MPI_Ireduce", "MPI_Ibarrier")
     for c in again:
-        calls[c] = 2 * n
+        calls[c] = 4 * n
     calls["MPI_Ibarrier"] += 1
     reason = {"mpi": "switched_off"}.get(args.collectives) or (
         "caller_policy" if args.progress == "caller" else None)
@@ -572,7 +573,8 @@ def do_collectives(args, tmp):
         want = {c: {"calls": k, "routed": n, "own": {}} for c, k in calls.items()}
         want["MPI_Iallreduce"].update(routed=2 * n, own={"operation": n})
         for c in again:
-            want[c]["own"] = {"communicator": calls[c] - n}
+            want[c].update(routed=3 * n, own={"communicator": n})
+        want["MPI_Ibarrier"]["own"]["intercommunicator"] = 1
     for r in doc["ranks"]:
         got = {c: {"calls": 0, "routed": 0, "own": {}} for c in NINE}
         for site in r["collective_sites"]:

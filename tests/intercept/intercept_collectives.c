@@ -8,8 +8,9 @@
  * Per iteration (sizes drawn from SEED, the same on every rank):
  *  - datatypes that differ between ranks for the same data (a strided vector on some, plain
  *    MPI_INT on others, at the root and elsewhere): every rank must route alike;
- *  - in-place forms; a derived datatype freed right after the call; a communicator freed
- *    with a collective pending on it;
+ *  - in-place forms; a derived datatype freed right after the call; communicators made by
+ *    MPI_Comm_dup, _split (routed) and _idup (MPI's own), one freed with collectives
+ *    pending on it;
  *  - a user-defined operation (MPI's own), a blocking collective and point-to-point on the
  *    same communicator between the routed ones;
  *  - completion by MPI_Waitany, MPI_Testsome or MPI_Waitall over routed and ordinary
@@ -54,6 +55,8 @@ static void* zalloc(size_t n) {
 
 /* Completes reqs[0..n) the way iteration `it` says. */
 static void complete_all(MPI_Request* reqs, int n, int it) {
+  MPI_Status statuses[16]; /* (MPICH's header flags MPI_STATUSES_IGNORE to GCC) */
+  if (n > 16) fail("more than 16 requests", n, 16);
   int left = 0;
   for (int i = 0; i < n; i++) left += reqs[i] != MPI_REQUEST_NULL;
   if (it % 3 == 0) {
@@ -67,7 +70,7 @@ static void complete_all(MPI_Request* reqs, int n, int it) {
     int* indices = zalloc(sizeof(int) * (size_t)n);
     while (left > 0) {
       int out = 0;
-      MPI_Testsome(n, reqs, &out, indices, MPI_STATUSES_IGNORE);
+      MPI_Testsome(n, reqs, &out, indices, statuses);
       if (out == MPI_UNDEFINED) fail("Testsome: no active request", left, 0);
       left -= out;
       compute(1);
@@ -78,7 +81,7 @@ static void complete_all(MPI_Request* reqs, int n, int it) {
     if (reqs[0] != MPI_REQUEST_NULL) {
       while (!flag) MPI_Request_get_status(reqs[0], &flag, MPI_STATUS_IGNORE);
     }
-    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(n, reqs, statuses);
   }
   for (int i = 0; i < n; i++)
     if (reqs[i] != MPI_REQUEST_NULL) fail("request not MPI_REQUEST_NULL after completion", i, 0);
@@ -189,16 +192,27 @@ static void iteration(int it, uint64_t seed, MPI_Op user_op) {
   free(g_in), free(g_out), free(sc_in), free(sc_out);
 }
 
-/* The rest of the nine on MPI_COMM_WORLD (routed), then on a duplicate (MPI's own: only
- * MPI_COMM_WORLD is routed) freed while they are pending where the MPI survives that. */
+/* The rest of the nine on a communicator of each origin: MPI_COMM_WORLD; a duplicate
+ * (MPI_Comm_dup) freed while they are pending where the MPI survives that; one half of
+ * MPI_Comm_split; one made by MPI_Comm_idup, which has no hidden duplicate (MPI's own). */
+enum origin { WORLD, DUP, SPLIT, IDUP };
 static int free_early;
 
-static void rest_of_nine(int it, uint64_t seed, int on_duplicate) {
+static void rest_of_nine(int it, uint64_t seed, enum origin origin) {
+  MPI_Comm dup = MPI_COMM_WORLD;
+  if (origin == DUP) MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  if (origin == SPLIT) MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &dup);
+  if (origin == IDUP) {
+    MPI_Request r;
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  const int world_rank = rank, world_size = size;
+  MPI_Comm_rank(dup, &rank);
+  MPI_Comm_size(dup, &size);
   uint64_t s = seed * 7919u + (uint64_t)it;
   const int m = 1 + (int)(next_random(&s) % 800);
   const int root = (int)(next_random(&s) % (uint64_t)size);
-  MPI_Comm dup = MPI_COMM_WORLD;
-  if (on_duplicate) MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   MPI_Request reqs[8];
   int k = 0;
   int* ag = zalloc(sizeof(int) * (size_t)(m * size));
@@ -216,14 +230,15 @@ static void rest_of_nine(int it, uint64_t seed, int on_duplicate) {
   /* MPI allows freeing a communicator with operations pending (they complete); Open MPI
    * 4.1's libnbc crashes on it in the plain run, so the driver asks for it where the
    * plain run survives it (free_early). */
-  if (on_duplicate && free_early) MPI_Comm_free(&dup);
+  if (origin == DUP && free_early) MPI_Comm_free(&dup);
   compute(2);
   complete_all(reqs, k, it + 1);
-  if (on_duplicate && !free_early) MPI_Comm_free(&dup);
+  if (origin != WORLD && dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
   mix(ag, sizeof(int) * (size_t)(m * size));
   mix(rs_out, sizeof(int) * (size_t)m);
   if (rank == root) mix(x_out, sizeof(unsigned) * (size_t)m);
   free(ag), free(rs_in), free(rs_out), free(x_in), free(x_out);
+  rank = world_rank, size = world_size;
 }
 
 /* An intercommunicator's MPI_Ibarrier: liboverlap's collectives are for intracommunicators,
@@ -256,8 +271,7 @@ int main(int argc, char** argv) {
   MPI_Op_create(user_sum, 1, &user_op);
   for (int it = 0; it < iterations; it++) {
     iteration(it, seed, user_op);
-    rest_of_nine(it, seed, 0);
-    rest_of_nine(it, seed, 1);
+    for (int origin = WORLD; origin <= IDUP; origin++) rest_of_nine(it, seed, origin);
   }
   intercommunicator();
   MPI_Op_free(&user_op);

@@ -24,9 +24,60 @@ std::map<std::pair<int, std::uintptr_t>, CollectiveSite>& sites() {
   return *m;
 }
 std::atomic<std::uint64_t> routed_total{0};
-// MPI_COMM_WORLD's duplicate was handed to liboverlap at MPI_Init (the only communicator
-// routed: see start_collective_routes).
+// MPI_COMM_WORLD's duplicate was handed to liboverlap at MPI_Init; other communicators
+// get theirs inside the call that makes them (comm_made), marked with twin_keyval.
 std::atomic<bool> world_ready{false};
+int twin_keyval = MPI_KEYVAL_INVALID;
+// Duplicates of the program's communicators alive in this process: each takes one of
+// MPICH's context ids (about 2048 in all), so no more than kMaxTwins at once.
+constexpr int kMaxTwins = 256;
+std::atomic<int> live_twins{0};
+
+// The program freed a communicator with a duplicate (liboverlap frees the duplicate at a
+// safe point). No MPI call in here.
+int twin_gone(MPI_Comm, int, void*, void*) {
+  live_twins.fetch_sub(1, std::memory_order_relaxed);
+  return MPI_SUCCESS;
+}
+
+bool has_duplicate(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return true;
+  void* value = nullptr;
+  int found = 0;
+  return twin_keyval != MPI_KEYVAL_INVALID &&
+         PMPI_Comm_get_attr(comm, twin_keyval, &value, &found) == MPI_SUCCESS && found != 0;
+}
+
+// Every member of `comm` is inside the call that made it: they agree that each has room
+// for a duplicate, make it (MPI_Comm_split, which copies none of the program's attributes,
+// as MPI_Comm_dup would through its copy callbacks), agree that each has one, and hand it
+// to liboverlap. Any "no" leaves the communicator to MPI's own collectives on all members.
+void comm_made(MPI_Comm* newcomm) {
+  if (!world_ready.load(std::memory_order_acquire) || newcomm == nullptr ||
+      *newcomm == MPI_COMM_NULL)
+    return;
+  const MPI_Comm c = *newcomm;
+  int inter = 0, rank = 0;
+  if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter) return;
+  PMPI_Comm_rank(c, &rank);
+  int room = live_twins.load(std::memory_order_relaxed) < kMaxTwins ? 1 : 0, all = 0;
+  if (PMPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS || !all) return;
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(c, &saved);
+  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);  // out of context ids: no, not an abort
+  MPI_Comm dup = MPI_COMM_NULL;
+  int made = PMPI_Comm_split(c, 0, rank, &dup) == MPI_SUCCESS && dup != MPI_COMM_NULL ? 1 : 0;
+  int everyone = 0;
+  if (PMPI_Allreduce(&made, &everyone, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) everyone = 0;
+  PMPI_Comm_set_errhandler(c, saved);
+  if (saved != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved);
+  if (!everyone || ovx_private_adopt_duplicate(c, dup) != MPI_SUCCESS) {
+    if (dup != MPI_COMM_NULL) PMPI_Comm_free(&dup);
+    return;
+  }
+  live_twins.fetch_add(1, std::memory_order_relaxed);
+  PMPI_Comm_set_attr(c, twin_keyval, nullptr);
+}
 
 struct Verdict {
   bool routed = false;
@@ -63,10 +114,10 @@ Verdict communicator_verdict(MPI_Comm comm, MPI_Request* request) {
   if (!world_ready.load(std::memory_order_acquire))
     return own(rt.policy == Policy::caller ? OwnReason::caller_policy : OwnReason::not_agreed);
   if (comm == MPI_COMM_NULL || request == nullptr) return own(OwnReason::invalid_argument);
-  if (comm != MPI_COMM_WORLD) return own(OwnReason::communicator);
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return own(OwnReason::invalid_argument);
-  if (inter != 0) return own(OwnReason::intercommunicator);  // (not reached while WORLD only)
+  if (inter != 0) return own(OwnReason::intercommunicator);
+  if (!has_duplicate(comm)) return own(OwnReason::communicator);
   return route();
 }
 
@@ -236,6 +287,7 @@ std::string_view own_reason_name(OwnReason r) {
 }
 
 void add_collective_routes(ovx_core& t) {
+  t.comm_made = &comm_made;
   t.route.MPI_Ibarrier = &ibarrier;
   t.route.MPI_Ibcast = &ibcast;
   t.route.MPI_Ireduce = &ireduce;
@@ -260,6 +312,7 @@ void start_collective_routes() {
     PMPI_Comm_free(&dup);
     return;
   }
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, twin_gone, &twin_keyval, nullptr);
   world_ready.store(true, std::memory_order_release);
 }
 

@@ -42,7 +42,7 @@ enum class OwnReason {
   switched_off,       // --collectives mpi
   caller_policy,      // --progress caller: no thread keeps MPI's progress rule for it
   not_agreed,         // some rank could not route (its policy fell back to caller)
-  communicator,       // not MPI_COMM_WORLD (start_collective_routes says why)
+  communicator,       // a communicator without a hidden duplicate (start_collective_routes)
   intercommunicator,  // liboverlap's collectives are for intracommunicators
   operation,          // a reduction liboverlap does not do (user-defined op, datatype)
   too_large,          // a buffer over INT_MAX bytes
@@ -64,14 +64,16 @@ struct CollectiveSite {
 // --collectives mpi, counted as switched_off).
 void add_collective_routes(ovx_core& table);
 
-// At MPI_Init, every rank there: MPI_COMM_WORLD's duplicate for liboverlap's collectives.
-// Only MPI_COMM_WORLD is routed. A duplicate of another communicator would have to be made
-// either lazily with MPI_Comm_idup, whose later rounds of context id agreement Open MPI
-// 4.1 runs on the communicator's own collective sequence, where they cross the program's
-// own nonblocking collectives on it (a hang, seen in intercept.collectives), or blocking at
-// the first routed call, which a valid program can deadlock (a rank waits there for a
-// peer that waits for that rank's later message). Making one inside each call that creates
-// a communicator is the next step (docs/overlap-run.md).
+// At MPI_Init, every rank there: MPI_COMM_WORLD's duplicate for liboverlap's collectives;
+// every other intracommunicator gets its duplicate inside the call that makes it (the
+// shim's MAKES_COMM entries), where every member is present and nothing is pending on it.
+// A communicator without one (made by MPI_Comm_idup, or when a member had kMaxTwins
+// already) stays with MPI's own collectives. Neither other moment is safe: a lazy
+// MPI_Comm_idup at the first routed call has Open MPI 4.1 run the later rounds of its
+// context id agreement on the communicator's own collective sequence, where they cross the
+// program's own nonblocking collectives on it (a hang, seen in intercept.collectives), and
+// a blocking duplication there can deadlock a valid program (a rank waits for a peer that
+// first waits for this rank's next message).
 void start_collective_routes();
 
 // Per call site, for the report; and calls routed in this process so far.

@@ -466,6 +466,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define BEFORE_FENCE_REQ(c, name) BEFORE_FENCE(c, name)
 #define BEFORE_EXPOSE_REQ(c, name) BEFORE_EXPOSE(c, name)
 #define BEFORE_ROUTE_REQ(c, name) BEFORE_FENCE(c, name)
+#define BEFORE_MAKES_COMM(c, name) (void)0
 #define AFTER_CORE(c, name) (void)0
 #define AFTER_STRAIGHT(c, name) (void)0
 #define AFTER_POLL(c, name) (void)0
@@ -480,6 +481,8 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define AFTER_FENCE_REQ(c, name) AFTER_REQ(c, name, 0)
 #define AFTER_EXPOSE_REQ(c, name) AFTER_REQ(c, name, 1)
 #define AFTER_ROUTE_REQ(c, name) AFTER_REQ(c, name, 0)
+#define AFTER_MAKES_COMM(c, name) \
+  if (rc == MPI_SUCCESS && c->comm_made != NULL) c->comm_made(newcomm)
 
 /* The function that serves the call when the shim decides it itself, by kind (NULL: the
  * core decides): only STRAIGHT entries may. */
@@ -491,6 +494,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_FENCE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_EXPOSE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_ROUTE_REQ(name, params, args) ((int(*) params)NULL)
+#define SERVES_MAKES_COMM(name, params, args) ((int(*) params)NULL)
 
 /* Who serves the call after the fence: MPI's function `f`, or for a ROUTE_REQ entry the
  * core's router when the core has one (it picks liboverlap's collective or MPI's). */
@@ -501,6 +505,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define ROUTE_POLL(c, name, f) (void)0
 #define ROUTE_FENCE_REQ(c, name, f) (void)0
 #define ROUTE_EXPOSE_REQ(c, name, f) (void)0
+#define ROUTE_MAKES_COMM(c, name, f) (void)0
 #define ROUTE_ROUTE_REQ(c, name, f) \
   if (c != NULL && c->route.name != NULL) f = c->route.name
 

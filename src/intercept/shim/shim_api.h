@@ -223,6 +223,8 @@ struct ovx_core {
   long (*min_size)(void);
   const char* (*policy)(void);
   const char* (*families)(void);
+  /* After a MAKES_COMM entry made `*newcomm` (MPI_COMM_NULL on a rank outside it). */
+  void (*comm_made)(MPI_Comm* newcomm);
   /* The routers of the ROUTE_REQ entries (mpi_functions.def), called between the entry's
    * fence and the record of its request: each serves the call with liboverlap's
    * collective or MPI's own (calls/collective_routes.cpp). NULL: MPI's own. */
@@ -234,6 +236,7 @@ struct ovx_core {
 #define OVX_ROUTER_POLL(name, params)
 #define OVX_ROUTER_FENCE_REQ(name, params)
 #define OVX_ROUTER_EXPOSE_REQ(name, params)
+#define OVX_ROUTER_MAKES_COMM(name, params)
 #define OVX_ROUTER_ROUTE_REQ(name, params) int(*name) params;
 #define X(kind, name, params, args) OVX_ROUTER_##kind(name, params)
 #include "intercept/shim/mpi_functions.def"
