@@ -100,20 +100,18 @@ BufferBytes buffer_bytes(int count, MPI_Datatype type, const char* count_name,
     return r;
   }
   int size = 0;
-  if (!contiguous_layout(type, size)) {
-    if (allowed == Layout::any) {
-      // Moved as MPI packs it (typemap_shadow.hpp): size bytes per element, none for a
-      // datatype without data.
-      PMPI_Type_size(type, &size);
-      size = std::max(size, 0);
-    } else {
-      r.error = std::string(type_arg) + " is " + type_name(type) +
-                ", which is not contiguous (allowed: datatypes whose data are contiguous "
-                "bytes with lower bound 0 and whose typemap lists them in memory order "
-                "without overlap, such as the predefined types)";
-      r.kind = progress::ErrorKind::type;
-      return r;
-    }
+  if (allowed == Layout::any) {
+    // Moved as MPI packs it (typemap_shadow.hpp): MPI_Type_size bytes per element (the
+    // signature's, equal on every rank), none for a datatype without data.
+    PMPI_Type_size(type, &size);
+    size = std::max(size, 0);
+  } else if (!contiguous_layout(type, size)) {
+    r.error = std::string(type_arg) + " is " + type_name(type) +
+              ", which is not contiguous (allowed: datatypes whose data are contiguous bytes "
+              "with lower bound 0 and whose typemap lists them in memory order without "
+              "overlap, such as the predefined types)";
+    r.kind = progress::ErrorKind::type;
+    return r;
   }
   const auto bytes = static_cast<unsigned long long>(count) * static_cast<unsigned long long>(size);
   if (bytes > static_cast<unsigned long long>(INT_MAX)) {

@@ -173,6 +173,7 @@ const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nul
 
 // Element counts of checked (non-negative) arguments, for the typemap shadows.
 using Shadow = collectives::TypemapShadow;
+using Moved = Shadow::Moved;
 std::size_t to_size(int count) { return static_cast<std::size_t>(count); }
 std::size_t blocks(int count, Group grp) { return to_size(count) * to_size(grp.size); }
 // An output buffer that, with sendbuf = MPI_IN_PLACE, also holds the input.
@@ -295,7 +296,7 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
       },
       [&](TaskGraph& g, Group grp) {
         Shadow buf(g, buffer, to_size(count), datatype,
-                   grp.rank == root ? Shadow::Use::read : Shadow::Use::write);
+                   grp.rank == root ? Shadow::Use::read : Shadow::Use::write, Moved{true});
         collectives::build_ibcast(g, buf.buffer(), layout.bytes, root, grp);
         buf.finish();
       });
@@ -354,8 +355,9 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        Shadow in(g, in_place_to_null(sendbuf), to_size(sendcount), sendtype, Shadow::Use::read);
-        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf));
+        Shadow in(g, sendbuf, to_size(sendcount), sendtype, Shadow::Use::read,
+                  Moved{sendbuf != MPI_IN_PLACE});
+        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf), Moved{true});
         collectives::build_iallgather(g, in.buffer(), out.buffer(), b.block, grp);
         out.finish();
         in.finish();
@@ -373,9 +375,9 @@ int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        Shadow in(g, in_place_to_null(sendbuf), blocks(sendcount, grp), sendtype,
-                  Shadow::Use::read);
-        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf));
+        Shadow in(g, sendbuf, blocks(sendcount, grp), sendtype, Shadow::Use::read,
+                  Moved{sendbuf != MPI_IN_PLACE});
+        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf), Moved{true});
         collectives::build_ialltoall(g, in.buffer(), out.buffer(), b.block, grp);
         out.finish();
         in.finish();
@@ -403,9 +405,10 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
       [&](TaskGraph& g, Group grp) {
-        Shadow in(g, in_place_to_null(sendbuf), to_size(sendcount), sendtype, Shadow::Use::read);
-        Shadow out(g, grp.rank == root ? recvbuf : nullptr, blocks(recvcount, grp), recvtype,
-                   output_use(sendbuf));
+        Shadow in(g, sendbuf, to_size(sendcount), sendtype, Shadow::Use::read,
+                  Moved{sendbuf != MPI_IN_PLACE});
+        Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf),
+                   Moved{grp.rank == root});
         collectives::build_igather(g, in.buffer(), out.buffer(), block, root, grp);
         out.finish();
         in.finish();
@@ -434,10 +437,10 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return b.error;
       },
       [&](TaskGraph& g, Group grp) {
-        Shadow in(g, grp.rank == root ? sendbuf : nullptr, blocks(sendcount, grp), sendtype,
-                  Shadow::Use::read);
-        Shadow out(g, recvbuf == MPI_IN_PLACE ? nullptr : recvbuf, to_size(recvcount), recvtype,
-                   Shadow::Use::write);
+        Shadow in(g, sendbuf, blocks(sendcount, grp), sendtype, Shadow::Use::read,
+                  Moved{grp.rank == root});
+        Shadow out(g, recvbuf, to_size(recvcount), recvtype, Shadow::Use::write,
+                   Moved{recvbuf != MPI_IN_PLACE});
         collectives::build_iscatter(g, in.buffer(), out.buffer(), block, root, grp);
         out.finish();
         in.finish();
@@ -487,6 +490,8 @@ int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup) {
   std::string error;
   return collectives::context_for(comm, dup, error) ? MPI_SUCCESS : MPI_ERR_COMM;
 }
+
+void ovx_private_drop_duplicate(MPI_Comm comm) { collectives::drop_context(comm); }
 
 const char* ovx_private_reduction_refusal(MPI_Op op, MPI_Datatype type) {
   thread_local std::string why;

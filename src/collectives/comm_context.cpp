@@ -273,6 +273,17 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::stri
   return ctx;
 }
 
+void drop_context(MPI_Comm comm) {
+  int keyval = MPI_KEYVAL_INVALID;
+  {
+    std::lock_guard lock(registry().mu);
+    keyval = registry().keyval;
+  }
+  // The delete callback marks the context as the program's freeing would; its duplicate
+  // goes at the next safe point.
+  if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_delete_attr(comm, keyval);
+}
+
 void sweep_contexts() {
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);

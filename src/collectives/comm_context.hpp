@@ -114,6 +114,10 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
 // `made` over. Empty, with `error` set, when `comm` has a context already.
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::string& error);
 
+// Forgets the context of `comm` (as if the application had freed it): later collectives on
+// `comm` would make a new one. For a duplicate handed over that not every rank got.
+void drop_context(MPI_Comm comm);
+
 // Frees the duplicates of communicators the application freed, once nothing runs on them.
 // Safe points only (engine_runtime sweeps).
 void sweep_contexts();

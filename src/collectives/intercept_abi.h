@@ -27,6 +27,10 @@ const char* ovx_private_reduction_refusal(MPI_Op op, MPI_Datatype type);
  * liboverlap frees it. MPI_SUCCESS, or MPI_ERR_COMM when `comm` has a duplicate already. */
 int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup);
 
+/* Takes back what ovx_private_adopt_duplicate gave, when not every rank of `comm` could
+ * make its duplicate: liboverlap forgets `comm`'s context and frees the duplicate. */
+void ovx_private_drop_duplicate(MPI_Comm comm);
+
 int ovx_private_ibarrier(MPI_Comm comm, MPI_Request* request);
 int ovx_private_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        MPI_Request* request);

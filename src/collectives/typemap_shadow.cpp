@@ -74,18 +74,46 @@ TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size
 }
 
 // Callers check the sizes first: count x size is at most INT_MAX bytes (buffer_bytes).
+// What is packed and unpacked: `count_` elements of (a copy of) `type` at `user_`; at
+// MPI_BOTTOM, one element of a struct of them displaced by minus a non-null base address,
+// from that base (MPICH 4.0 refuses a null buffer in MPI_Pack, MPI_BOTTOM included).
 void TypemapShadow::pack_in(MPI_Datatype type) {
   int size = 0;
   PMPI_Type_size(type, &size);
   packed_bytes_ = count_ * static_cast<std::size_t>(size);
   packed_.reset(new std::byte[std::max<std::size_t>(packed_bytes_, 1)]);
   buffer_ = packed_.get();
-  if (use_ != Use::write) {
-    int position = 0;
-    PMPI_Pack(user_, static_cast<int>(count_), type, packed_.get(),
-              static_cast<int>(packed_bytes_), &position, MPI_COMM_SELF);
+  if (user_ == MPI_BOTTOM) {
+    static char anchor;  // any address but null (and not the packed buffer: no aliasing)
+    base_ = &anchor;
+    int blocks = static_cast<int>(count_);
+    MPI_Aint displacement = -reinterpret_cast<MPI_Aint>(base_);
+    PMPI_Type_create_struct(1, &blocks, &displacement, &type, &packed_type_);
+    PMPI_Type_commit(&packed_type_);
+    elements_ = 1;
+  } else {
+    base_ = user_;
+    PMPI_Type_dup(type, &packed_type_);
+    elements_ = static_cast<int>(count_);
   }
-  if (use_ != Use::read) PMPI_Type_dup(type, &packed_type_);
+  if (use_ != Use::write && packed_bytes_ > 0) {
+    int position = 0;
+    PMPI_Pack(base_, elements_, packed_type_, packed_.get(), static_cast<int>(packed_bytes_),
+              &position, MPI_COMM_SELF);
+  }
+  if (use_ == Use::read) PMPI_Type_free(&packed_type_);
+}
+
+TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size_t count,
+                             MPI_Datatype type, Use use, Moved moved)
+    : g_(g),
+      user_(moved.present ? const_cast<void*>(user) : nullptr),
+      buffer_(user_),
+      count_(count),
+      use_(use) {
+  if (!moved.present) return;
+  if (user == MPI_BOTTOM || (count > 0 && (needs_packing(type) || typemap_copy(type) != nullptr)))
+    pack_in(type);
 }
 
 void TypemapShadow::finish() { finish(count_); }
@@ -94,18 +122,19 @@ void TypemapShadow::finish(std::size_t written) {
   if (packed_) {
     // Owned by the graph's completion, which unpacks an output unless the graph was
     // abandoned (nothing it posted can write the copy any more by then).
-    g_.on_complete([g = &g_, packed = packed_, type = packed_type_, user = user_,
-                    written]() mutable {
+    // (Data movement outputs are unpacked whole: finish(written) is for reductions.)
+    g_.on_complete([g = &g_, packed = packed_, type = packed_type_, base = base_,
+                    elements = elements_, bytes = packed_bytes_]() mutable {
       if (type == MPI_DATATYPE_NULL) return packed.reset();
-      if (!g->abandoned() && written > 0) {
-        int size = 0, position = 0;
-        PMPI_Type_size(type, &size);
-        PMPI_Unpack(packed.get(), static_cast<int>(written * static_cast<std::size_t>(size)),
-                    &position, user, static_cast<int>(written), type, MPI_COMM_SELF);
+      if (!g->abandoned() && bytes > 0) {
+        int position = 0;
+        PMPI_Unpack(packed.get(), static_cast<int>(bytes), &position, base, elements, type,
+                    MPI_COMM_SELF);
       }
       PMPI_Type_free(&type);
       packed.reset();
     });
+    packed_type_ = MPI_DATATYPE_NULL;  // the callback owns it now
     packed_.reset();
     return;
   }

@@ -32,9 +32,21 @@ progress::ReduceFn typemap_copy(MPI_Datatype type);
 class TypemapShadow {
  public:
   enum class Use { read, write, read_write };
-  // `count` elements of `type` at `user` (nullptr: no buffer, nothing is shadowed).
+  // `count` elements of `type` at `user` (nullptr: no buffer, nothing is shadowed), in a
+  // reduction: every rank passes the same datatype, moved as count x extent bytes.
   TypemapShadow(progress::TaskGraph& g, const void* user, std::size_t count, MPI_Datatype type,
                 Use use);
+  // A buffer of a data movement collective, moved as count x MPI_Type_size bytes (ranks
+  // may describe the same data with different datatypes, MPI's type matching rule):
+  // packed unless its data are contiguous bytes without padding. `present`: this rank has
+  // the buffer (not MPI_IN_PLACE, significant at this rank); `user` may then be
+  // MPI_BOTTOM, an address like any other (always packed: the algorithms read a null
+  // buffer as "in place").
+  struct Moved {
+    bool present;
+  };
+  TypemapShadow(progress::TaskGraph& g, const void* user, std::size_t count, MPI_Datatype type,
+                Use use, Moved moved);
   TypemapShadow(const TypemapShadow&) = delete;
   TypemapShadow& operator=(const TypemapShadow&) = delete;
 
@@ -53,7 +65,11 @@ class TypemapShadow {
   Use use_;
   void pack_in(MPI_Datatype type);
   progress::ReduceOp copy_{};  // fn == nullptr: no field-by-field shadow
-  MPI_Datatype packed_type_ = MPI_DATATYPE_NULL;  // a packed shadow: the datatype's copy
+  // A packed shadow: what is unpacked into (elements_ of packed_type_ at base_; see
+  // pack_in), for outputs only.
+  MPI_Datatype packed_type_ = MPI_DATATYPE_NULL;
+  void* base_ = nullptr;
+  int elements_ = 0;
   std::size_t packed_bytes_ = 0;
   std::shared_ptr<std::byte[]> packed_;
   progress::TaskId copy_in_ = 0;

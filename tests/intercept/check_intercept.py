@@ -560,7 +560,9 @@ def do_collectives(args, tmp):
     # MPI_Comm_dup, by MPI_Comm_split (routed) and by MPI_Comm_idup (MPI's own: no hidden
     # duplicate); once in all, an intercommunicator's MPI_Ibarrier (MPI's own).
     calls = {c: n for c in NINE}
-    calls["MPI_Iallreduce"] = 3 * n
+    # odd_forms: two MPI_Ibcast (MPI_BOTTOM, MPI_DOUBLE_INT) and an MPI_Iallreduce(_c)
+    calls["MPI_Ibcast"] = 3 * n
+    calls["MPI_Iallreduce"] = 4 * n
     again = ("MPI_Iallgather", "MPI_Ireduce_scatter_block", "MPI_Ireduce", "MPI_Ibarrier")
     for c in again:
         calls[c] = 4 * n
@@ -571,7 +573,8 @@ def do_collectives(args, tmp):
         want = {c: {"calls": k, "routed": 0, "own": {reason: k}} for c, k in calls.items()}
     else:
         want = {c: {"calls": k, "routed": n, "own": {}} for c, k in calls.items()}
-        want["MPI_Iallreduce"].update(routed=2 * n, own={"operation": n})
+        want["MPI_Ibcast"]["routed"] = 3 * n
+        want["MPI_Iallreduce"].update(routed=3 * n, own={"operation": n})
         for c in again:
             want[c].update(routed=3 * n, own={"communicator": n})
         want["MPI_Ibarrier"]["own"]["intercommunicator"] = 1

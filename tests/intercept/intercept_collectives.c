@@ -15,6 +15,8 @@
  *    same communicator between the routed ones;
  *  - completion by MPI_Waitany, MPI_Testsome or MPI_Waitall over routed and ordinary
  *    requests together, and MPI_Request_get_status.
+ * MPI_BOTTOM, a padded pair type against a derived type of it, MPI_Iallreduce_c beside
+ * MPI_Iallreduce (MPI 4).
  * Once: an intercommunicator's MPI_Ibarrier (MPI's own). Values are integers (sums exact
  * in any order), so the digests match bit for bit whatever the reduction order. */
 #include <mpi.h>
@@ -241,6 +243,64 @@ static void rest_of_nine(int it, uint64_t seed, enum origin origin) {
   rank = world_rank, size = world_size;
 }
 
+/* Forms that look alike to a wrong router but are not: MPI_BOTTOM with an absolute-address
+ * datatype (odd ranks) against a plain buffer; MPI_DOUBLE_INT (padded: 12 data bytes in 16)
+ * at the root against a contiguous type of it elsewhere; with MPI 4, MPI_Iallreduce_c on
+ * rank 0 against MPI_Iallreduce on the others. */
+static void odd_forms(int it, uint64_t seed) {
+  uint64_t s = seed * 104729u + (uint64_t)it;
+  const int n = 1 + (int)(next_random(&s) % 1000);
+  const int root = (int)(next_random(&s) % (uint64_t)size);
+  MPI_Request reqs[3];
+  int* at = zalloc(sizeof(int) * (size_t)n);
+  if (rank == root)
+    for (int i = 0; i < n; i++) at[i] = it * 7 + i;
+  if (rank % 2) {
+    MPI_Aint where;
+    MPI_Get_address(at, &where);
+    int len = n;
+    MPI_Datatype absolute;
+    MPI_Type_create_hindexed(1, &len, &where, MPI_INT, &absolute);
+    MPI_Type_commit(&absolute);
+    MPI_Ibcast(MPI_BOTTOM, 1, absolute, root, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Type_free(&absolute);
+  } else {
+    MPI_Ibcast(at, n, MPI_INT, root, MPI_COMM_WORLD, &reqs[0]);
+  }
+  struct pair { double v; int i; };
+  struct pair* pairs = zalloc(sizeof(struct pair) * (size_t)n);
+  if (rank == root)
+    for (int i = 0; i < n; i++) pairs[i].v = i * 0.5 + it, pairs[i].i = -i;
+  if (rank == root) {
+    MPI_Ibcast(pairs, n, MPI_DOUBLE_INT, root, MPI_COMM_WORLD, &reqs[1]);
+  } else {
+    MPI_Datatype many;
+    MPI_Type_contiguous(n, MPI_DOUBLE_INT, &many);
+    MPI_Type_commit(&many);
+    MPI_Ibcast(pairs, 1, many, root, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Type_free(&many);
+  }
+  long sum_in = rank + it, sum = 0;
+#if MPI_VERSION >= 4
+  if (rank == 0)
+    MPI_Iallreduce_c(&sum_in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &reqs[2]);
+  else
+#endif
+    MPI_Iallreduce(&sum_in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &reqs[2]);
+  complete_all(reqs, 3, it);
+  for (int i = 0; i < n; i++)
+    if (at[i] != it * 7 + i) fail("MPI_Ibcast at MPI_BOTTOM", i, at[i]);
+  for (int i = 0; i < n; i++) {
+    if (pairs[i].v != i * 0.5 + it || pairs[i].i != -i) fail("MPI_Ibcast of MPI_DOUBLE_INT", i, 0);
+    mix(&pairs[i].v, sizeof pairs[i].v);
+    mix(&pairs[i].i, sizeof pairs[i].i);
+  }
+  if (sum != (long)size * (size - 1) / 2 + (long)size * it) fail("MPI_Iallreduce(_c)", sum, 0);
+  mix(at, sizeof(int) * (size_t)n);
+  mix(&sum, sizeof sum);
+  free(at), free(pairs);
+}
+
 /* An intercommunicator's MPI_Ibarrier: liboverlap's collectives are for intracommunicators,
  * so this one stays MPI's own. */
 static void intercommunicator(void) {
@@ -272,6 +332,7 @@ int main(int argc, char** argv) {
   for (int it = 0; it < iterations; it++) {
     iteration(it, seed, user_op);
     for (int origin = WORLD; origin <= IDUP; origin++) rest_of_nine(it, seed, origin);
+    odd_forms(it, seed);
   }
   intercommunicator();
   MPI_Op_free(&user_op);

@@ -48,33 +48,44 @@ bool has_duplicate(MPI_Comm comm) {
          PMPI_Comm_get_attr(comm, twin_keyval, &value, &found) == MPI_SUCCESS && found != 0;
 }
 
+// Makes the duplicate of `c` for liboverlap (every member of `c` calling, nothing pending
+// on it): with MPI_Comm_split, which copies none of the program's attributes (MPI_Comm_dup
+// would run their copy callbacks), under MPI_ERRORS_RETURN (MPICH out of context ids: a
+// "no", not an abort); handed to liboverlap; then the members agree that each has it, and
+// any "no" takes it back everywhere. True when every member has it.
+bool make_duplicate(MPI_Comm c) {
+  int rank = 0;
+  PMPI_Comm_rank(c, &rank);
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(c, &saved);
+  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  MPI_Comm dup = MPI_COMM_NULL;
+  int have = PMPI_Comm_split(c, 0, rank, &dup) == MPI_SUCCESS && dup != MPI_COMM_NULL ? 1 : 0;
+  if (have && ovx_private_adopt_duplicate(c, dup) != MPI_SUCCESS) {
+    PMPI_Comm_free(&dup);
+    have = 0;
+  }
+  int everyone = 0;
+  if (PMPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) everyone = 0;
+  PMPI_Comm_set_errhandler(c, saved);
+  if (saved != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved);
+  if (have && !everyone) ovx_private_drop_duplicate(c);
+  return everyone != 0;
+}
+
 // Every member of `comm` is inside the call that made it: they agree that each has room
-// for a duplicate, make it (MPI_Comm_split, which copies none of the program's attributes,
-// as MPI_Comm_dup would through its copy callbacks), agree that each has one, and hand it
-// to liboverlap. Any "no" leaves the communicator to MPI's own collectives on all members.
+// for a duplicate, then make it (make_duplicate). Any "no" leaves the communicator to MPI's
+// own collectives on all members.
 void comm_made(MPI_Comm* newcomm) {
   if (!world_ready.load(std::memory_order_acquire) || newcomm == nullptr ||
       *newcomm == MPI_COMM_NULL)
     return;
   const MPI_Comm c = *newcomm;
-  int inter = 0, rank = 0;
+  int inter = 0;
   if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter) return;
-  PMPI_Comm_rank(c, &rank);
   int room = live_twins.load(std::memory_order_relaxed) < kMaxTwins ? 1 : 0, all = 0;
   if (PMPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS || !all) return;
-  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
-  PMPI_Comm_get_errhandler(c, &saved);
-  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);  // out of context ids: no, not an abort
-  MPI_Comm dup = MPI_COMM_NULL;
-  int made = PMPI_Comm_split(c, 0, rank, &dup) == MPI_SUCCESS && dup != MPI_COMM_NULL ? 1 : 0;
-  int everyone = 0;
-  if (PMPI_Allreduce(&made, &everyone, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) everyone = 0;
-  PMPI_Comm_set_errhandler(c, saved);
-  if (saved != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved);
-  if (!everyone || ovx_private_adopt_duplicate(c, dup) != MPI_SUCCESS) {
-    if (dup != MPI_COMM_NULL) PMPI_Comm_free(&dup);
-    return;
-  }
+  if (!make_duplicate(c)) return;
   live_twins.fetch_add(1, std::memory_order_relaxed);
   PMPI_Comm_set_attr(c, twin_keyval, nullptr);
 }
@@ -122,7 +133,7 @@ Verdict communicator_verdict(MPI_Comm comm, MPI_Request* request) {
 }
 
 // Bytes of `count` elements of `type`, -1 for an argument MPI will refuse.
-long long bytes_of(int count, MPI_Datatype type) {
+long long bytes_of(MPI_Count count, MPI_Datatype type) {
   if (count < 0 || type == MPI_DATATYPE_NULL) return -1;
   MPI_Count size = 0;
   if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0) return -1;
@@ -139,11 +150,21 @@ Verdict size_verdict(long long block, int blocks) {
   return route();
 }
 
-Verdict reduction_verdict(int count, MPI_Datatype type, MPI_Op op, int blocks) {
+// A reduction's buffer as liboverlap measures it: count x extent (a predefined pair type's
+// padding included; every rank passes the same datatype, so the measure is the same).
+long long reduction_bytes(MPI_Count count, MPI_Datatype type) {
+  const long long bytes = bytes_of(count, type);
+  MPI_Count lb = 0, extent = 0;
+  if (bytes < 0 || PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS) return bytes;
+  if (extent <= 0) return bytes;
+  return std::max(bytes, count > 0 && extent > LLONG_MAX / count ? LLONG_MAX : count * extent);
+}
+
+Verdict reduction_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, int blocks) {
   if (op == MPI_OP_NULL) return own(OwnReason::invalid_argument);
   if (const char* why = ovx_private_reduction_refusal(op, type); why != nullptr)
     return own(OwnReason::operation, why);
-  return size_verdict(bytes_of(count, type), blocks);
+  return size_verdict(reduction_bytes(count, type), blocks);
 }
 
 int size_of(MPI_Comm comm) {
@@ -168,6 +189,55 @@ Verdict decide(Collective call, MPI_Comm comm, MPI_Request* request, Decide rest
   return v;
 }
 
+// ---- the verdicts, for the int and the MPI_Count forms alike ----------------------------
+
+Verdict ibcast_verdict(MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                       MPI_Request* request) {
+  return decide(Collective::ibcast, comm, request, [&] {
+    if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
+    return size_verdict(bytes_of(count, type), 1);
+  });
+}
+
+Verdict ireduce_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                        MPI_Request* request) {
+  return decide(Collective::ireduce, comm, request, [&] {
+    if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
+    return reduction_verdict(count, type, op, 1);
+  });
+}
+
+Verdict iallreduce_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                           MPI_Request* request) {
+  return decide(Collective::iallreduce, comm, request,
+                [&] { return reduction_verdict(count, type, op, 1); });
+}
+
+Verdict ireduce_scatter_block_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op,
+                                      MPI_Comm comm, MPI_Request* request) {
+  return decide(Collective::ireduce_scatter_block, comm, request,
+                [&] { return reduction_verdict(count, type, op, size_of(comm)); });
+}
+
+// Gather and scatter: the root describes a block with the side it has every block of (its
+// other side may be in place), the others with their one block.
+Verdict rooted_verdict(Collective call, MPI_Count root_count, MPI_Datatype root_type,
+                       MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                       MPI_Request* request) {
+  return decide(call, comm, request, [&] {
+    const int at_root = is_root(comm, root);
+    if (at_root < 0) return own(OwnReason::invalid_argument);
+    const long long block = at_root == 1 ? bytes_of(root_count, root_type) : bytes_of(count, type);
+    return size_verdict(block, size_of(comm));
+  });
+}
+
+Verdict all_to_all_verdict(Collective call, MPI_Count recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request* request) {
+  return decide(call, comm, request,
+                [&] { return size_verdict(bytes_of(recvcount, recvtype), size_of(comm)); });
+}
+
 // ---- the routers (shim_api.h's table.route) ------------------------------------------------
 
 int ibarrier(MPI_Comm comm, MPI_Request* request) {
@@ -178,52 +248,37 @@ int ibarrier(MPI_Comm comm, MPI_Request* request) {
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
            MPI_Request* request) {
-  auto v = decide(Collective::ibcast, comm, request, [&] {
-    if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
-    return size_verdict(bytes_of(count, type), 1);
-  });
-  if (v.routed) return ovx_private_ibcast(buf, count, type, root, comm, request);
+  if (ibcast_verdict(count, type, root, comm, request).routed)
+    return ovx_private_ibcast(buf, count, type, root, comm, request);
   return PMPI_Ibcast(buf, count, type, root, comm, request);
 }
 
 int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
             MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::ireduce, comm, request, [&] {
-    if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
-    return reduction_verdict(count, type, op, 1);
-  });
-  if (v.routed) return ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+  if (ireduce_verdict(count, type, op, root, comm, request).routed)
+    return ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
   return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
 int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::iallreduce, comm, request,
-                  [&] { return reduction_verdict(count, type, op, 1); });
-  if (v.routed) return ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  if (iallreduce_verdict(count, type, op, comm, request).routed)
+    return ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
   return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
 }
 
 int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::ireduce_scatter_block, comm, request,
-                  [&] { return reduction_verdict(recvcount, type, op, size_of(comm)); });
-  if (v.routed)
+  if (ireduce_scatter_block_verdict(recvcount, type, op, comm, request).routed)
     return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
   return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
 }
 
 int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::igather, comm, request, [&] {
-    const int at_root = is_root(comm, root);
-    if (at_root < 0) return own(OwnReason::invalid_argument);
-    // The root describes a block with its receive side (its send side may be in place).
-    const long long block =
-        at_root == 1 ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
-    return size_verdict(block, size_of(comm));
-  });
-  if (v.routed)
+  if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
+                     request)
+          .routed)
     return ovx_private_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                comm, request);
   return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -232,14 +287,9 @@ int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 
 int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::iscatter, comm, request, [&] {
-    const int at_root = is_root(comm, root);
-    if (at_root < 0) return own(OwnReason::invalid_argument);
-    const long long block =
-        at_root == 1 ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
-    return size_verdict(block, size_of(comm));
-  });
-  if (v.routed)
+  if (rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype, root, comm,
+                     request)
+          .routed)
     return ovx_private_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                 comm, request);
   return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -248,10 +298,7 @@ int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 
 int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::iallgather, comm, request, [&] {
-    return size_verdict(bytes_of(recvcount, recvtype), size_of(comm));
-  });
-  if (v.routed)
+  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed)
     return ovx_private_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                   comm, request);
   return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
@@ -260,15 +307,94 @@ int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 
 int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  auto v = decide(Collective::ialltoall, comm, request, [&] {
-    return size_verdict(bytes_of(recvcount, recvtype), size_of(comm));
-  });
-  if (v.routed)
+  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed)
     return ovx_private_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                  request);
   return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         request);
 }
+
+#if MPI_VERSION >= 4
+// The MPI_Count forms (MPICH 4), decided as the int forms: a rank may call either for the
+// same collective. A routed call's counts fit an int: its bytes are at most INT_MAX.
+int fits(MPI_Count count) { return count < 0 || count > INT_MAX ? -1 : static_cast<int>(count); }
+
+int ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+             MPI_Request* request) {
+  if (ibcast_verdict(count, type, root, comm, request).routed && fits(count) >= 0)
+    return ovx_private_ibcast(buf, fits(count), type, root, comm, request);
+  return PMPI_Ibcast_c(buf, count, type, root, comm, request);
+}
+
+int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Request* request) {
+  if (ireduce_verdict(count, type, op, root, comm, request).routed && fits(count) >= 0)
+    return ovx_private_ireduce(sendbuf, recvbuf, fits(count), type, op, root, comm, request);
+  return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
+}
+
+int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  if (iallreduce_verdict(count, type, op, comm, request).routed && fits(count) >= 0)
+    return ovx_private_iallreduce(sendbuf, recvbuf, fits(count), type, op, comm, request);
+  return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
+}
+
+int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  if (ireduce_scatter_block_verdict(recvcount, type, op, comm, request).routed &&
+      fits(recvcount) >= 0)
+    return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, fits(recvcount), type, op, comm,
+                                             request);
+  return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
+}
+
+int igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+              MPI_Request* request) {
+  if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
+                     request)
+          .routed &&
+      fits(sendcount) >= 0 && fits(recvcount) >= 0)
+    return ovx_private_igather(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
+                               recvtype, root, comm, request);
+  return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+
+int iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  if (rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype, root, comm,
+                     request)
+          .routed &&
+      fits(sendcount) >= 0 && fits(recvcount) >= 0)
+    return ovx_private_iscatter(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
+                                recvtype, root, comm, request);
+  return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         request);
+}
+
+int iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed &&
+      fits(sendcount) >= 0 && fits(recvcount) >= 0)
+    return ovx_private_iallgather(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
+                                  recvtype, comm, request);
+  return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                           request);
+}
+
+int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed &&
+      fits(sendcount) >= 0 && fits(recvcount) >= 0)
+    return ovx_private_ialltoall(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
+                                 recvtype, comm, request);
+  return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                          request);
+}
+#endif
 
 }  // namespace
 
@@ -297,21 +423,20 @@ void add_collective_routes(ovx_core& t) {
   t.route.MPI_Iscatter = &iscatter;
   t.route.MPI_Iallgather = &iallgather;
   t.route.MPI_Ialltoall = &ialltoall;
+#if MPI_VERSION >= 4
+  t.route.MPI_Ibcast_c = &ibcast_c;
+  t.route.MPI_Ireduce_c = &ireduce_c;
+  t.route.MPI_Iallreduce_c = &iallreduce_c;
+  t.route.MPI_Ireduce_scatter_block_c = &ireduce_scatter_block_c;
+  t.route.MPI_Igather_c = &igather_c;
+  t.route.MPI_Iscatter_c = &iscatter_c;
+  t.route.MPI_Iallgather_c = &iallgather_c;
+  t.route.MPI_Ialltoall_c = &ialltoall_c;
+#endif
 }
 
 void start_collective_routes() {
-  const Runtime& rt = runtime();
-  // Every rank must route alike, and the policy can differ between ranks (a dedicated
-  // thread refused for want of a core falls back to caller): all agree, or none routes.
-  int mine = rt.settings.collectives_overlap && rt.policy != Policy::caller ? 1 : 0, all = 0;
-  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all)
-    return;
-  MPI_Comm dup = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS) return;
-  if (ovx_private_adopt_duplicate(MPI_COMM_WORLD, dup) != MPI_SUCCESS) {
-    PMPI_Comm_free(&dup);
-    return;
-  }
+  if (!make_duplicate(MPI_COMM_WORLD)) return;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, twin_gone, &twin_keyval, nullptr);
   world_ready.store(true, std::memory_order_release);
 }

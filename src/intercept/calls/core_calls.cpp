@@ -404,6 +404,21 @@ void in_forked_child() {
   __atomic_store_n(rt.shim->active, 0, __ATOMIC_RELEASE);
 }
 
+// What the ranks route is agreed in MPI_Init, by every rank whose interception is enabled
+// (a job-wide setting), on every path: a rank that ends up inactive (its engine refused,
+// /proc/self/mem closed) still joins, wanting nothing, so the others' collectives on
+// MPI_COMM_WORLD below never meet a rank that skipped them.
+void agree_on_routes() {
+  const Runtime& rt = runtime();
+  int want[2] = {rt.active && rt.settings.partitioned_overlap ? 1 : 0,
+                 rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller ? 1
+                                                                                         : 0};
+  int all[2] = {0, 0};
+  if (PMPI_Allreduce(want, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  if (all[0]) start_partitioned_routes();
+  if (all[1]) start_collective_routes();
+}
+
 int core_init(int* argc, char*** argv, int required, int* provided, int thread_form) {
   Runtime& rt = runtime();
   try {
@@ -447,6 +462,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   rt.mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
   if (rt.mem_fd < 0) {
     std::fprintf(stderr, "overlap-run: cannot open /proc/self/mem; running without interception\n");
+    agree_on_routes();  // every rank takes part, this one routing nothing
     return MPI_SUCCESS;
   }
   rt.pid = static_cast<int>(getpid());
@@ -470,6 +486,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
                    "overlap-run: liboverlap's progress engine cannot run here (%s); running "
                    "without interception\n",
                    engine_error.c_str());
+    agree_on_routes();
     return MPI_SUCCESS;
   }
   rt.progress_mechanism = rt.progress->mechanism();
@@ -477,8 +494,7 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   install_fault_handler();
   pthread_atfork(prepare_fork, nullptr, in_forked_child);
   rt.active = true;
-  start_partitioned_routes();
-  start_collective_routes();
+  agree_on_routes();
   open_straight_path(rt);
   return MPI_SUCCESS;
 }

@@ -482,7 +482,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define AFTER_EXPOSE_REQ(c, name) AFTER_REQ(c, name, 1)
 #define AFTER_ROUTE_REQ(c, name) AFTER_REQ(c, name, 0)
 #define AFTER_MAKES_COMM(c, name) \
-  if (rc == MPI_SUCCESS && c->comm_made != NULL) c->comm_made(newcomm)
+  if (outermost && rc == MPI_SUCCESS && c->comm_made != NULL) c->comm_made(newcomm)
 
 /* The function that serves the call when the shim decides it itself, by kind (NULL: the
  * core decides): only STRAIGHT entries may. */
@@ -497,7 +497,10 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_MAKES_COMM(name, params, args) ((int(*) params)NULL)
 
 /* Who serves the call after the fence: MPI's function `f`, or for a ROUTE_REQ entry the
- * core's router when the core has one (it picks liboverlap's collective or MPI's). */
+ * core's router when the core has one (it picks liboverlap's collective or MPI's). Only
+ * the program's own calls are routed (and get a communicator's duplicate, MAKES_COMM):
+ * not those MPI makes inside another call (ROMIO's MPI_Comm_dup in MPI_File_open), which
+ * run the same way on every rank. */
 #define ROUTE_CORE(c, name, f) (void)0
 #define ROUTE_STRAIGHT(c, name, f) (void)0
 #define ROUTE_FENCE(c, name, f) (void)0
@@ -507,7 +510,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define ROUTE_EXPOSE_REQ(c, name, f) (void)0
 #define ROUTE_MAKES_COMM(c, name, f) (void)0
 #define ROUTE_ROUTE_REQ(c, name, f) \
-  if (c != NULL && c->route.name != NULL) f = c->route.name
+  if (c != NULL && outermost && c->route.name != NULL) f = c->route.name
 
 /* MPI's PMPI_ functions (fortran_entry.c): where a call came in under its PMPI_ name. */
 #define X(kind, name, params, args) \
@@ -520,7 +523,9 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
     struct ovx_thread_state* t = &tls;                                     \
     const int via_pmpi = t->via_pmpi;                                      \
     t->via_pmpi = 0;                                                       \
-    if (t->in_mpi++ == 0)                                                  \
+    const int outermost = t->in_mpi++ == 0;                                \
+    (void)outermost;                                                       \
+    if (outermost)                                                         \
       t->site = t->binding_site ? t->binding_site : ovx_call_site(__builtin_return_address(0)); \
     const struct ovx_core* c = loaded_core();                              \
     const int core_has = c != NULL && c->name != NULL;                     \
