@@ -1,6 +1,7 @@
 """overlap-run's report files (benchmark "overlap-run", docs/result-format.md): per call
 site over all ranks, how much was deferred, the overlap window gained and the time the
-program stalled on its first touch; a figure and the summary's tables.
+program stalled on its first touch; a figure and the summary's tables; and the program's
+nonblocking collectives, routed or MPI's own and why.
 """
 from collections import defaultdict
 
@@ -63,6 +64,39 @@ def sites_over_ranks(run):
     return rows
 
 
+def collectives_over_ranks(run):
+    """(call, site text) -> calls, routed and MPI's own by reason of the program's own
+    nonblocking collectives (ranks[].collective_sites; absent in reports before routing)."""
+    rows = {}
+    for r in run.ranks:
+        for s in r.get("collective_sites") or []:
+            row = rows.setdefault((s["call"], s["site"]["text"]),
+                                  {"calls": 0, "routed": 0, "own": defaultdict(int), "note": ""})
+            row["calls"] += s.get("calls", 0)
+            row["routed"] += s.get("routed", 0)
+            for name, n in (s.get("mpi_own") or {}).items():
+                row["own"][name] += n
+            row["note"] = row["note"] or s.get("operation_note", "")
+    return rows
+
+
+def collectives_blocks(run):
+    """The table of the program's nonblocking collectives: routed to liboverlap's task
+    graphs, or MPI's own and why (docs/overlap-run.md, "Nonblocking collectives")."""
+    rows = collectives_over_ranks(run)
+    if not rows:
+        return []
+    table = []
+    for (call, site), r in rows.items():
+        own = ", ".join(f"{n}× {name}" for name, n in sorted(r["own"].items())) or DASH
+        table.append([call, site, fmt_int(r["calls"]), fmt_int(r["routed"]), own, r["note"] or DASH])
+    setting = run.metadata.get("collectives", "overlap")
+    return [("h", 3, "Nonblocking collectives"),
+            ("p", f"Routed to liboverlap's task graphs (--collectives {setting}), or left to "
+                  "MPI's own, with the reason."),
+            ("table", ("call", "site", "calls", "routed", "MPI's own", "note"), table)]
+
+
 def intercept_figure(run, stem, outdir):
     """Per call site: mean overlap window and mean stall per deferred call (bars), with
     the share of calls deferred written beside them."""
@@ -112,4 +146,4 @@ def intercept_blocks(run):
                      fmt_time(r["window_sum"] / r["completed"]) if r["completed"] else DASH,
                      fmt_int(r["touched_before_completion"]), fmt_time(r["stall_s"]), touch, reasons])
     blocks.append(("table", headers, rows))
-    return blocks
+    return blocks + collectives_blocks(run)

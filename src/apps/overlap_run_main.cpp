@@ -118,10 +118,11 @@ int main(int argc, char** argv) {
   } else if (!command.empty() && command.front().starts_with("-")) {
     // Everything from the first non-option on is the command: a misspelled option ends up
     // there and would otherwise be reported as a program that cannot be run.
-    return usage_error("'" + command.front() +
-                       "' is not an option of overlap-run (allowed: --progress, --min-size, "
-                       "--defer, --report, --partitioned, --collectives, --place, --off, --help, --version; the "
-                       "program follows --)");
+    return usage_error(
+        "'" + command.front() +
+        "' is not an option of overlap-run (allowed: --progress, --min-size, "
+        "--defer, --report, --partitioned, --collectives, --place, --off, --help, --version; the "
+        "program follows --)");
   }
   if (command.empty()) {
     return usage_error(

@@ -73,9 +73,9 @@ bool contiguous_layout(MPI_Datatype type, int& size) {
   PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
   if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
     size = static_cast<int>(extent);
-  return !(size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
-           (combiner != MPI_COMBINER_NAMED &&
-            !in_memory_order(type, static_cast<std::size_t>(size))));
+  return !(
+      size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
+      (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size))));
 }
 
 }  // namespace
@@ -86,8 +86,8 @@ bool needs_packing(MPI_Datatype type) {
   return !contiguous_layout(type, size) && size > 0;
 }
 
-BufferBytes buffer_bytes(int count, MPI_Datatype type, const char* count_name,
-                         const char* type_arg, Layout allowed) {
+BufferBytes buffer_bytes(int count, MPI_Datatype type, const char* count_name, const char* type_arg,
+                         Layout allowed) {
   BufferBytes r;
   if (count < 0) {
     r.error = std::string(count_name) + "=" + std::to_string(count) + " is negative";

@@ -143,15 +143,15 @@ struct BlockArgs {
 };
 BlockArgs block_args(const Side& block, const Side& other, int size) {
   BlockArgs b;
-  auto mine =
-      collectives::buffer_bytes(block.count, block.type, block.count_name, block.type_name, collectives::Layout::any);
+  auto mine = collectives::buffer_bytes(block.count, block.type, block.count_name, block.type_name,
+                                        collectives::Layout::any);
   if (!mine.error.empty()) {
     b.error = Refusal(mine.error, mine.kind);
     return b;
   }
   if (other.buf != MPI_IN_PLACE) {
-    auto theirs =
-        collectives::buffer_bytes(other.count, other.type, other.count_name, other.type_name, collectives::Layout::any);
+    auto theirs = collectives::buffer_bytes(other.count, other.type, other.count_name,
+                                            other.type_name, collectives::Layout::any);
     if (!theirs.error.empty()) {
       b.error = Refusal(theirs.error, theirs.kind);
       return b;
@@ -291,7 +291,8 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   return run_collective(
       "OVX_Ibcast", comm, request,
       [&](int, int size) -> Refusal {
-        layout = collectives::buffer_bytes(count, datatype, "count", "datatype", collectives::Layout::any);
+        layout = collectives::buffer_bytes(count, datatype, "count", "datatype",
+                                           collectives::Layout::any);
         return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
       [&](TaskGraph& g, Group grp) {
@@ -400,7 +401,8 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         }
         if (sendbuf == MPI_IN_PLACE)
           return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
-        auto s = collectives::buffer_bytes(sendcount, sendtype, "sendcount", "sendtype", collectives::Layout::any);
+        auto s = collectives::buffer_bytes(sendcount, sendtype, "sendcount", "sendtype",
+                                           collectives::Layout::any);
         block = s.bytes;
         return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
@@ -426,7 +428,8 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (rank != root) {
           if (recvbuf == MPI_IN_PLACE)
             return std::string("recvbuf is MPI_IN_PLACE on a rank that is not the root");
-          auto r = collectives::buffer_bytes(recvcount, recvtype, "recvcount", "recvtype", collectives::Layout::any);
+          auto r = collectives::buffer_bytes(recvcount, recvtype, "recvcount", "recvtype",
+                                             collectives::Layout::any);
           block = r.bytes;
           return r.error.empty() ? check_total(block, size) : Refusal(r.error, r.kind);
         }

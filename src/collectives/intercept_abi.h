@@ -38,18 +38,18 @@ int ovx_private_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datat
                         MPI_Op op, int root, MPI_Comm comm, MPI_Request* request);
 int ovx_private_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int ovx_private_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+int ovx_private_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request* request);
-int ovx_private_ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+int ovx_private_ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           MPI_Request* request);
 int ovx_private_igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                         MPI_Request* request);
-int ovx_private_iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm, MPI_Request* request);
+int ovx_private_iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request* request);
 int ovx_private_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       MPI_Request* request);

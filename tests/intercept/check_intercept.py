@@ -569,6 +569,9 @@ def do_collectives(args, tmp):
     calls["MPI_Ibarrier"] += 1
     reason = {"mpi": "switched_off"}.get(args.collectives) or (
         "caller_policy" if args.progress == "caller" else None)
+    if args.min_size != "0" and not reason:
+        check_threshold(doc, calls)
+        return
     if reason:
         want = {c: {"calls": k, "routed": 0, "own": {reason: k}} for c, k in calls.items()}
     else:
@@ -594,6 +597,30 @@ def do_collectives(args, tmp):
     print(f"routing as the rules say on every rank ({'all MPI own: ' + reason if reason else 'routed'})")
     if "nonblocking collective (all ranks)" not in inter.stderr:
         fail("the summary on stderr has no line for the nonblocking collectives")
+
+
+def check_threshold(doc, calls):
+    """With a --min-size, the calls the exact count routes are routed or MPI's own as
+    below_threshold, some of each; the other reasons as without it."""
+    seen = {"routed": 0, "below_threshold": 0}
+    for r in doc["ranks"]:
+        got = {c: 0 for c in NINE}
+        for site in r["collective_sites"]:
+            got[site["call"]] += site["calls"]
+            own = dict(site["mpi_own"])
+            below = own.pop("below_threshold", 0)
+            if set(own) - {"operation", "communicator", "intercommunicator"}:
+                fail(f"rank {r['rank']}: {site['call']} at {site['site']['text']}: MPI's own "
+                     f"for {own}")
+            if site["routed"] + below + sum(own.values()) != site["calls"]:
+                fail(f"rank {r['rank']}: {site} does not add up")
+            seen["routed"] += site["routed"]
+            seen["below_threshold"] += below
+        if got != calls:
+            fail(f"rank {r['rank']}: calls {got}, made {calls}")
+    print(f"with the threshold: {seen}")
+    if not seen["routed"] or not seen["below_threshold"]:
+        fail(f"expected calls on both sides of --min-size: {seen}")
 
 
 def do_pcg(args, tmp):

@@ -60,10 +60,9 @@ int main(int argc, char** argv) {
   req = MPI_REQUEST_NULL;
   // Reductions take contiguous data only (the data movement collectives pack any datatype:
   // intercept.collectives compares them with MPI's own).
-  expect_refused(
-      "non-contiguous datatype",
-      OVX_Iallreduce(a.data(), b.data(), 1, strided, MPI_SUM, MPI_COMM_WORLD, &req),
-      "not contiguous", req);
+  expect_refused("non-contiguous datatype",
+                 OVX_Iallreduce(a.data(), b.data(), 1, strided, MPI_SUM, MPI_COMM_WORLD, &req),
+                 "not contiguous", req);
   MPI_Type_free(&strided);
   req = MPI_REQUEST_NULL;
   expect_refused("negative count", OVX_Ibcast(a.data(), -1, MPI_INT, 0, MPI_COMM_WORLD, &req),

@@ -516,6 +516,21 @@ def check_overlap_run(ck, report, env, tmp):
     summary = (out / "summary.md").read_text(encoding="utf-8")
     for words in ("MPI_Recv", "intercept_cases.c:418", "intercept_cases.c:419", "progress shared"):
         ck.check(words in summary, f"summary names {words}")
+    # The program's nonblocking collectives: a table per call site, summed over ranks.
+    routed = json.loads(OVERLAP_RUN.read_text())
+    for r in routed["ranks"]:
+        r["collective_sites"] = [
+            {"call": "MPI_Iallreduce", "site": {"text": "pcg.c:85"}, "calls": 60, "routed": 60,
+             "mpi_own": {}},
+            {"call": "MPI_Iallreduce", "site": {"text": "pcg.c:90"}, "calls": 5, "routed": 0,
+             "mpi_own": {"operation": 5}, "operation_note": "a user-defined operation"}]
+    (tmp / "routed.json").write_text(json.dumps(routed))
+    p = run_report(report, [tmp / "routed.json", "-o", tmp / "routed"], env)
+    summary = (tmp / "routed" / "summary.md").read_text(encoding="utf-8")
+    n = len(routed["ranks"])
+    for words in ("Nonblocking collectives", "pcg.c:85", f"| {60 * n} | {60 * n} |",
+                  f"{5 * n}× operation", "a user-defined operation"):
+        ck.check(p.returncode == 0 and words in summary, f"collectives table names {words!r}")
     broken = json.loads(OVERLAP_RUN.read_text())
     broken["ranks"] = []
     (tmp / "noranks.json").write_text(json.dumps(broken))

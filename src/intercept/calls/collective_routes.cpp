@@ -141,13 +141,22 @@ long long bytes_of(MPI_Count count, MPI_Datatype type) {
   return static_cast<long long>(count) * size;
 }
 
-// A data movement collective whose every block holds `block` bytes (the same on every rank
-// by MPI's type matching rule, whatever datatypes each rank describes them with), `blocks`
-// of them in its largest buffer.
+// A collective whose every block holds `block` bytes (the same on every rank by MPI's type
+// matching rule, whatever datatypes each rank describes them with), `blocks` of them in its
+// largest buffer. Below --min-size (that buffer's bytes) MPI's own collective, progressed
+// by the hold, was faster than liboverlap's on both MPIs here (docs/results/
+// overlap-run-collectives-2026-11-28): it stays MPI's.
 Verdict size_verdict(long long block, int blocks) {
   if (block < 0) return own(OwnReason::invalid_argument);
   if (block > INT_MAX || block * std::max(blocks, 1) > INT_MAX) return own(OwnReason::too_large);
+  if (block * std::max(blocks, 1) < runtime().settings.min_bytes)
+    return own(OwnReason::below_threshold);
   return route();
+}
+
+Verdict barrier_verdict() {
+  // No data: as small as a collective gets.
+  return runtime().settings.min_bytes > 0 ? own(OwnReason::below_threshold) : route();
 }
 
 // A reduction's buffer as liboverlap measures it: count x extent (a predefined pair type's
@@ -213,8 +222,8 @@ Verdict iallreduce_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Co
                 [&] { return reduction_verdict(count, type, op, 1); });
 }
 
-Verdict ireduce_scatter_block_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op,
-                                      MPI_Comm comm, MPI_Request* request) {
+Verdict ireduce_scatter_block_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                      MPI_Request* request) {
   return decide(Collective::ireduce_scatter_block, comm, request,
                 [&] { return reduction_verdict(count, type, op, size_of(comm)); });
 }
@@ -241,13 +250,12 @@ Verdict all_to_all_verdict(Collective call, MPI_Count recvcount, MPI_Datatype re
 // ---- the routers (shim_api.h's table.route) ------------------------------------------------
 
 int ibarrier(MPI_Comm comm, MPI_Request* request) {
-  if (decide(Collective::ibarrier, comm, request, route).routed)
+  if (decide(Collective::ibarrier, comm, request, barrier_verdict).routed)
     return ovx_private_ibarrier(comm, request);
   return PMPI_Ibarrier(comm, request);
 }
 
-int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-           MPI_Request* request) {
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   if (ibcast_verdict(count, type, root, comm, request).routed)
     return ovx_private_ibcast(buf, count, type, root, comm, request);
   return PMPI_Ibcast(buf, count, type, root, comm, request);
@@ -274,8 +282,8 @@ int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI
   return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
 }
 
-int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
                      request)
           .routed)
@@ -299,10 +307,9 @@ int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed)
-    return ovx_private_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  comm, request);
-  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                         request);
+    return ovx_private_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                  request);
+  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -310,8 +317,7 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
   if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed)
     return ovx_private_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                  request);
-  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        request);
+  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -333,8 +339,8 @@ int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
   return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
-int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
-                 MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                 MPI_Comm comm, MPI_Request* request) {
   if (iallreduce_verdict(count, type, op, comm, request).routed && fits(count) >= 0)
     return ovx_private_iallreduce(sendbuf, recvbuf, fits(count), type, op, comm, request);
   return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
@@ -399,16 +405,22 @@ int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 }  // namespace
 
 std::string_view collective_name(Collective c) {
-  static constexpr std::string_view names[kCollectiveCount] = {
-      "MPI_Ibarrier", "MPI_Ibcast",  "MPI_Ireduce",    "MPI_Iallreduce", "MPI_Ireduce_scatter_block",
-      "MPI_Igather",  "MPI_Iscatter", "MPI_Iallgather", "MPI_Ialltoall"};
+  static constexpr std::string_view names[kCollectiveCount] = {"MPI_Ibarrier",
+                                                               "MPI_Ibcast",
+                                                               "MPI_Ireduce",
+                                                               "MPI_Iallreduce",
+                                                               "MPI_Ireduce_scatter_block",
+                                                               "MPI_Igather",
+                                                               "MPI_Iscatter",
+                                                               "MPI_Iallgather",
+                                                               "MPI_Ialltoall"};
   return names[static_cast<int>(c)];
 }
 
 std::string_view own_reason_name(OwnReason r) {
   static constexpr std::string_view names[kOwnReasonCount] = {
-      "not_active", "switched_off", "caller_policy", "not_agreed", "communicator", "intercommunicator", "operation", "too_large",
-      "invalid_argument"};
+      "not_active",        "switched_off", "caller_policy", "not_agreed",      "communicator",
+      "intercommunicator", "operation",    "too_large",     "below_threshold", "invalid_argument"};
   return names[static_cast<int>(r)];
 }
 

@@ -46,9 +46,10 @@ enum class OwnReason {
   intercommunicator,  // liboverlap's collectives are for intracommunicators
   operation,          // a reduction liboverlap does not do (user-defined op, datatype)
   too_large,          // a buffer over INT_MAX bytes
+  below_threshold,    // its largest buffer under --min-size (MPI's own was faster there)
   invalid_argument,   // a null communicator or request, a negative count: MPI reports it
 };
-inline constexpr int kOwnReasonCount = 9;
+inline constexpr int kOwnReasonCount = 10;
 std::string_view own_reason_name(OwnReason r);
 
 struct CollectiveSite {

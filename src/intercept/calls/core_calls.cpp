@@ -410,9 +410,9 @@ void in_forked_child() {
 // MPI_COMM_WORLD below never meet a rank that skipped them.
 void agree_on_routes() {
   const Runtime& rt = runtime();
-  int want[2] = {rt.active && rt.settings.partitioned_overlap ? 1 : 0,
-                 rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller ? 1
-                                                                                         : 0};
+  int want[2] = {
+      rt.active && rt.settings.partitioned_overlap ? 1 : 0,
+      rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller ? 1 : 0};
   int all[2] = {0, 0};
   if (PMPI_Allreduce(want, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
   if (all[0]) start_partitioned_routes();

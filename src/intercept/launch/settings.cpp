@@ -135,9 +135,8 @@ Settings settings_from(const std::map<std::string, std::string>& env) {
 
 Settings settings_from_environment() {
   std::map<std::string, std::string> env;
-  for (std::string_view name :
-       {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport, kEnvPartitioned, kEnvCollectives,
-        kEnvPlace}) {
+  for (std::string_view name : {kEnvEnabled, kEnvPolicy, kEnvMinSize, kEnvDefer, kEnvReport,
+                                kEnvPartitioned, kEnvCollectives, kEnvPlace}) {
     if (const char* v = std::getenv(std::string(name).c_str())) env[std::string(name)] = v;
   }
   return settings_from(env);

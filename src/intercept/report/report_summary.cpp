@@ -44,7 +44,8 @@ std::string collectives_text(const json& report) {
     }
     const std::string name = key.first + " " + key.second;
     out += fmt::format("  {:<38} {:>8} {:>28}\n", name.substr(0, 38), row.calls, row.routed);
-    for (const auto& [reason, n] : row.own) out += fmt::format("      MPI's own {}x: {}\n", n, reason);
+    for (const auto& [reason, n] : row.own)
+      out += fmt::format("      MPI's own {}x: {}\n", n, reason);
   }
   return out;
 }
