@@ -86,7 +86,7 @@ def available_gib():
 
 def same_digests(args, tmp, case_args, extra=(), inter_env=None):
     """The program plain and under overlap-run: every rank's digest the same. Returns the
-    intercepted run and its report."""
+    intercepted run, its report and the digests."""
     env = mpi_env()
     plain = run([*launcher(args, args.np), args.program, *case_args], env, timeout=600)
     if plain.returncode != 0:
@@ -99,7 +99,7 @@ def same_digests(args, tmp, case_args, extra=(), inter_env=None):
     a, b = digests(plain.stdout), digests(inter.stdout)
     if len(a) != args.np or a != b:
         fail(f"digests differ: plain {a}, overlap-run {b}")
-    return inter, load_report(report, args.np)
+    return inter, load_report(report, args.np), b
 
 
 def do_equality(args, tmp):
@@ -111,7 +111,8 @@ def do_equality(args, tmp):
     print(f"seed {seed} (rerun with --seed {seed})")
     case_args = [args.case, str(seed), str(args.iterations)]
     # (intercept_engine.c checks that it really runs intercepted when told so.)
-    inter, doc = same_digests(args, tmp, case_args, inter_env={"OVERLAP_INTERCEPT_EXPECTED": "1"})
+    inter, doc, b = same_digests(args, tmp, case_args,
+                                 inter_env={"OVERLAP_INTERCEPT_EXPECTED": "1"})
     t = totals(doc)
     print(f"report totals: {t}")
     if t["deferred"] == 0:
@@ -554,7 +555,7 @@ def do_collectives(args, tmp):
     # nonblocking collectives pending (valid MPI): asked for where the plain run survives.
     case_args = [str(seed), str(n)] + (["free-early"] if args.flavor == "mpich" else [])
     extra = ["--collectives", args.collectives] if args.collectives else []
-    inter, doc = same_digests(args, tmp, case_args, extra)
+    inter, doc, _ = same_digests(args, tmp, case_args, extra)
     # Per iteration: on MPI_COMM_WORLD each of the nine once (MPI_Iallreduce twice, and once
     # more with the user-defined operation); four of them again on a communicator made by
     # MPI_Comm_dup, by MPI_Comm_split (routed) and by MPI_Comm_idup (MPI's own: no hidden
