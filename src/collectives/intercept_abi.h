@@ -11,6 +11,8 @@
 
 #include <mpi.h>
 
+#include "overlap/overlap.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,28 +33,15 @@ int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup);
  * make its duplicate: liboverlap forgets `comm`'s context and frees the duplicate. */
 void ovx_private_drop_duplicate(MPI_Comm comm);
 
-int ovx_private_ibarrier(MPI_Comm comm, MPI_Request* request);
-int ovx_private_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                       MPI_Request* request);
-int ovx_private_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, int root, MPI_Comm comm, MPI_Request* request);
-int ovx_private_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm, MPI_Request* request);
-int ovx_private_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                           MPI_Request* request);
-int ovx_private_ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Request* request);
-int ovx_private_igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                        MPI_Request* request);
-int ovx_private_iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Request* request);
-int ovx_private_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      MPI_Request* request);
+extern __typeof__(OVX_Ibarrier) ovx_private_ibarrier;
+extern __typeof__(OVX_Ibcast) ovx_private_ibcast;
+extern __typeof__(OVX_Ireduce) ovx_private_ireduce;
+extern __typeof__(OVX_Iallreduce) ovx_private_iallreduce;
+extern __typeof__(OVX_Iallgather) ovx_private_iallgather;
+extern __typeof__(OVX_Ialltoall) ovx_private_ialltoall;
+extern __typeof__(OVX_Igather) ovx_private_igather;
+extern __typeof__(OVX_Iscatter) ovx_private_iscatter;
+extern __typeof__(OVX_Ireduce_scatter_block) ovx_private_ireduce_scatter_block;
 
 #ifdef __cplusplus
 }

@@ -53,10 +53,6 @@ TypemapShadow::TypemapShadow(progress::TaskGraph& g, const void* user, std::size
       count_(count),
       use_(use) {
   if (user == nullptr || count == 0) return;
-  if (needs_packing(type)) {
-    pack_in(type);
-    return;
-  }
   progress::ReduceFn fn = typemap_copy(type);
   if (fn == nullptr) return;
   MPI_Aint lb = 0, extent = 0;
