@@ -66,7 +66,8 @@ def sites_over_ranks(run):
 
 def collectives_over_ranks(run):
     """(call, site text) -> calls, routed and MPI's own by reason of the program's own
-    nonblocking collectives (ranks[].collective_sites; absent in reports before routing)."""
+    collectives liboverlap has, nonblocking and blocking (ranks[].collective_sites; absent
+    in reports before routing)."""
     rows = {}
     for r in run.ranks:
         for s in r.get("collective_sites") or []:
@@ -81,8 +82,9 @@ def collectives_over_ranks(run):
 
 
 def collectives_blocks(run):
-    """The table of the program's nonblocking collectives: routed to liboverlap's task
-    graphs, or MPI's own and why (docs/overlap-run.md, "Nonblocking collectives")."""
+    """The table of the program's collectives: routed to liboverlap's task graphs, or MPI's
+    own and why (docs/overlap-run.md, "Nonblocking collectives", "Blocking collectives";
+    a routed blocking one's deferral is in the call-site table)."""
     rows = collectives_over_ranks(run)
     if not rows:
         return []
@@ -91,9 +93,10 @@ def collectives_blocks(run):
         own = ", ".join(f"{n}× {name}" for name, n in sorted(r["own"].items())) or DASH
         table.append([call, site, fmt_int(r["calls"]), fmt_int(r["routed"]), own, r["note"] or DASH])
     setting = run.metadata.get("collectives", "overlap")
-    return [("h", 3, "Nonblocking collectives"),
+    return [("h", 3, "Collectives"),
             ("p", f"Routed to liboverlap's task graphs (--collectives {setting}), or left to "
-                  "MPI's own, with the reason."),
+                  "MPI's own, with the reason. A routed blocking collective is also a call "
+                  "site above: deferred or not, and why."),
             ("table", ("call", "site", "calls", "routed", "MPI's own", "note"), table)]
 
 

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                  "[OVERLAP_INTERCEPT_MIN_SIZE]");
   app.add_option("--defer", defer,
                  "call families to defer: all (default), none, or a list of send, rsend, recv, "
-                 "sendrecv [OVERLAP_INTERCEPT_DEFER]");
+                 "sendrecv, collectives (the blocking ones) [OVERLAP_INTERCEPT_DEFER]");
   app.add_option("--report", report,
                  "write a JSON report per call site at MPI_Finalize (and a summary on stderr) "
                  "[OVERLAP_INTERCEPT_REPORT]");

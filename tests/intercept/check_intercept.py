@@ -471,7 +471,7 @@ def do_unreached(args, tmp):
     output is plain's, the report says so and overlap-report renders it."""
     env = mpi_env()
     for mode, line in (("pmpi", "without calling MPI_Init"),
-                       ("collectives", "no point-to-point or nonblocking call")):
+                       ("collectives", "so nothing was overlapped there")):
         plain = run([*launcher(args, args.np), args.program, mode], env, timeout=300)
         report = os.path.join(tmp, f"{mode}.json")
         inter = run([*launcher(args, args.np), args.run, "--report", report, "--",
@@ -568,6 +568,9 @@ def do_collectives(args, tmp):
     for c in again:
         calls[c] = 4 * n
     calls["MPI_Ibarrier"] += 1
+    # One blocking MPI_Allreduce per iteration between them (of one int on the stack: routed
+    # by the rules of MPI_Iallreduce, then waited for on every rank, not deferred).
+    calls["MPI_Allreduce"] = n
     reason = {"mpi": "switched_off"}.get(args.collectives) or (
         "caller_policy" if args.progress == "caller" else None)
     if args.min_size != "0" and not reason:
@@ -582,8 +585,10 @@ def do_collectives(args, tmp):
         for c in again:
             want[c].update(routed=3 * n, own={"communicator": n})
         want["MPI_Ibarrier"]["own"]["intercommunicator"] = 1
+    want["MPI_Allreduce"] = ({"calls": n, "routed": 0, "own": {reason: n}} if reason else
+                             {"calls": n, "routed": n, "own": {}})
     for r in doc["ranks"]:
-        got = {c: {"calls": 0, "routed": 0, "own": {}} for c in NINE}
+        got = {c: {"calls": 0, "routed": 0, "own": {}} for c in want}
         for site in r["collective_sites"]:
             g = got[site["call"]]
             g["calls"] += site["calls"]
@@ -596,8 +601,66 @@ def do_collectives(args, tmp):
         if r["collectives_routed"] != routed:
             fail(f"rank {r['rank']}: collectives_routed {r['collectives_routed']}, sites say {routed}")
     print(f"routing as the rules say on every rank ({'all MPI own: ' + reason if reason else 'routed'})")
-    if "nonblocking collective (all ranks)" not in inter.stderr:
+    if "collective (all ranks)" not in inter.stderr:
         fail("the summary on stderr has no line for the nonblocking collectives")
+
+
+BLOCKING = ("MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_block",
+            "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall")
+
+
+def do_blocking(args, tmp):
+    """intercept_blocking.c: the program's blocking collectives routed to liboverlap's on
+    every rank and deferred where a rank's buffers allow: every result right (the program
+    checks each against its own computation) and the same digests as plain MPI. The report
+    must show each of the eight deferred, completed as often, and the rules' reasons for the
+    rest (rank 0's stack, MPI_ERRORS_RETURN, an in-place MPI_Reduce_scatter_block); with
+    --defer off for collectives, or under caller, every call MPI's own."""
+    seed = args.seed if args.seed is not None else random.randrange(1, 1 << 30)
+    print(f"seed {seed} (rerun with --seed {seed})")
+    n = args.iterations
+    extra = ["--defer", args.defer] if args.defer else []
+    _, doc, _ = same_digests(args, tmp, [str(seed), str(n)], extra)
+    off = "switched_off" if args.defer else "caller_policy" if args.progress == "caller" else None
+    calls = {c: 0 for c in BLOCKING}
+    routed = {c: 0 for c in BLOCKING}
+    deferred = {c: 0 for c in BLOCKING}
+    reasons = {}
+    for r in doc["ranks"]:
+        for site in r["collective_sites"]:
+            if site["call"] in BLOCKING:
+                calls[site["call"]] += site["calls"]
+                routed[site["call"]] += site["routed"]
+                if off and site["mpi_own"] != {off: site["calls"]}:
+                    fail(f"rank {r['rank']}: {site['call']} MPI's own {site['mpi_own']}, "
+                         f"expected {off} for all")
+        for site in r["call_sites"]:
+            if site["call"] not in BLOCKING:
+                continue
+            deferred[site["call"]] += site["deferred"]
+            if site["completed"] != site["deferred"]:
+                fail(f"rank {r['rank']}: {site['call']} deferred {site['deferred']}, "
+                     f"completed {site['completed']}")
+            for why, k in site["not_deferred"].items():
+                reasons[why] = reasons.get(why, 0) + k
+    # Per iteration: each of the eight once, MPI_Allreduce four times (the iteration's, the
+    # stack one, the MPI_ERRORS_RETURN one, the freed communicator's); one more at the end.
+    want = {c: n * args.np for c in BLOCKING}
+    want["MPI_Allreduce"] = (4 * n + 1) * args.np
+    if calls != want:
+        fail(f"blocking collectives counted {calls}, made {want}")
+    print(f"calls {calls}\nrouted {routed}\ndeferred {deferred}\nnot deferred {reasons}")
+    if off:
+        if any(routed.values()) or any(deferred.values()):
+            fail(f"routed or deferred with {off}")
+        return
+    if routed != want:
+        fail(f"routed {routed}, expected every call {want}")
+    if not all(deferred.values()):
+        fail(f"some blocking collective was never deferred: {deferred}")
+    for why in ("stack_memory", "errors_return") + (("in_place_scatter",) if n > 1 else ()):
+        if not reasons.get(why):
+            fail(f"no call was left undeferred for {why}: {reasons}")
 
 
 def check_threshold(doc, calls):
@@ -605,7 +668,7 @@ def check_threshold(doc, calls):
     below_threshold, some of each; the other reasons as without it."""
     seen = {"routed": 0, "below_threshold": 0}
     for r in doc["ranks"]:
-        got = {c: 0 for c in NINE}
+        got = {c: 0 for c in calls}
         for site in r["collective_sites"]:
             got[site["call"]] += site["calls"]
             own = dict(site["mpi_own"])
@@ -742,7 +805,7 @@ def main():
     ap.add_argument("mode",
                     choices=["equality", "touchline", "counts", "usage", "cluster", "jacobi",
                              "soak", "moves", "fortran", "unreached", "plugin",
-                             "transpose", "pcg", "collectives"])
+                             "transpose", "pcg", "collectives", "blocking"])
     ap.add_argument("--run", required=True, help="overlap-run")
     ap.add_argument("--shim", required=True, help="liboverlap-intercept.so")
     ap.add_argument("--program", required=True, help="intercept-cases")
@@ -752,6 +815,7 @@ def main():
     ap.add_argument("--progress", choices=["caller", "shared", "dedicated"])
     ap.add_argument("--form", choices=["rank", "launcher"], default="rank")
     ap.add_argument("--collectives", choices=["overlap", "mpi"], help="overlap-run's setting")
+    ap.add_argument("--defer", help="overlap-run's --defer (blocking)")
     ap.add_argument("--min-size", default="4KiB")
     ap.add_argument("--needs-memory-gib", type=float, default=0,
                     help="skip (exit 77) where less memory is available")
@@ -766,7 +830,7 @@ def main():
             "soak": do_soak, "moves": do_moves, "fortran": do_fortran,
             "unreached": do_unreached, "plugin": do_plugin,
             "transpose": do_transpose, "pcg": do_pcg,
-            "collectives": do_collectives}[args.mode]
+            "collectives": do_collectives, "blocking": do_blocking}[args.mode]
     main_frame(f"check_intercept.{args.mode}.", lambda tmp: body(args, tmp))
 
 

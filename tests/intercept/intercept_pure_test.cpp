@@ -306,7 +306,11 @@ TEST(Settings, ParsesAndRefusesWithOneLine) {
   EXPECT_EQ(parse_min_size("0", "x"), 0);
   EXPECT_EQ(parse_min_size("65536", "x"), 65536);
   EXPECT_EQ(families_text(parse_families("none", "x")), "none");
-  EXPECT_TRUE(s.partitioned_overlap);  // routed by default
+  EXPECT_EQ(families_text(parse_families("all", "x")), "send,rsend,recv,sendrecv,collectives");
+  const Families coll = parse_families("collectives", "x");
+  EXPECT_TRUE(coll.collectives && !coll.send && !coll.recv);
+  EXPECT_FALSE(s.families.collectives);  // not in "recv,send"
+  EXPECT_TRUE(s.partitioned_overlap);    // routed by default
   const Settings mpi = settings_from({{"OVERLAP_INTERCEPT_PARTITIONED", "mpi"}});
   EXPECT_FALSE(mpi.partitioned_overlap);
   EXPECT_FALSE(settings_from(environment_of(mpi)).partitioned_overlap);

@@ -152,7 +152,7 @@ def check_overlap_run_metadata(doc, intercepted):
             fail(f"metadata.overlap_run {md}, expected null (not intercepted)")
         return
     if not isinstance(md, dict) or md.get("min_size_bytes") != MIN_SIZE \
-            or md.get("defer") != "send,rsend,recv,sendrecv" \
+            or md.get("defer") != "send,rsend,recv,sendrecv,collectives" \
             or md.get("progress") not in ("caller", "shared", "dedicated"):
         fail(f"metadata.overlap_run {md}, expected --min-size {MIN_SIZE}, every family")
 

@@ -528,7 +528,7 @@ def check_overlap_run(ck, report, env, tmp):
     p = run_report(report, [tmp / "routed.json", "-o", tmp / "routed"], env)
     summary = (tmp / "routed" / "summary.md").read_text(encoding="utf-8")
     n = len(routed["ranks"])
-    for words in ("Nonblocking collectives", "pcg.c:85", f"| {60 * n} | {60 * n} |",
+    for words in ("### Collectives", "pcg.c:85", f"| {60 * n} | {60 * n} |",
                   f"{5 * n}× operation", "a user-defined operation"):
         ck.check(p.returncode == 0 and words in summary, f"collectives table names {words!r}")
     broken = json.loads(OVERLAP_RUN.read_text())

@@ -75,15 +75,19 @@ class CollectiveCall : public Operation {
   bool test() override;
   void wait() override;
   // The blocking form: MPI_<op> for mpi, OVX_I<op> + MPI_Wait for overlap (liboverlap has
-  // no blocking collectives: this is what an application using it would call).
+  // no blocking collectives: this is what an application using it would call). MPI's
+  // returns once this rank's result was read (observe_result).
   void run_blocking();
 
  private:
+  void observe_result() const;
   Collective op_;
   Implementation impl_;
   MPI_Comm comm_;
   int size_ = 1;
+  int rank_ = 0;
   long elements_ = 0;
+  mutable unsigned char observed_ = 0;
   std::vector<unsigned char> send_;
   std::vector<unsigned char> recv_;
   MPI_Request request_ = MPI_REQUEST_NULL;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "collectives/intercept_abi.h"
+#include "intercept/calls/collective_verdicts.hpp"
 #include "intercept/runtime/core_runtime.hpp"
 
 namespace overlap::intercept {
@@ -18,15 +19,33 @@ namespace {
 
 // ---- the record per call site ------------------------------------------------------------
 
+// Counted without a lock once a thread has met its site (every collective call passes
+// here, most of them small ones left to MPI): map nodes never move or go away.
+struct SiteCounts {
+  std::atomic<std::uint64_t> calls{0}, routed{0};
+  std::atomic<std::uint64_t> own[kOwnReasonCount] = {};
+  std::atomic<bool> noted{false};
+  std::string operation_note;  // under sites_mu, once
+};
 std::mutex sites_mu;
-std::map<std::pair<int, std::uintptr_t>, CollectiveSite>& sites() {
-  static auto* m = new std::map<std::pair<int, std::uintptr_t>, CollectiveSite>;  // outlives exit
+std::map<std::pair<int, std::uintptr_t>, SiteCounts>& sites() {
+  static auto* m = new std::map<std::pair<int, std::uintptr_t>, SiteCounts>;  // outlives exit
   return *m;
 }
+// The calling thread's last site (a program's collectives come from few sites, often one
+// per loop).
+struct LastSite {
+  int call = -1;
+  std::uintptr_t site = 0;
+  SiteCounts* counts = nullptr;
+};
+thread_local LastSite last_site;
 std::atomic<std::uint64_t> routed_total{0};
 // MPI_COMM_WORLD's duplicate was handed to liboverlap at MPI_Init; other communicators
 // get theirs inside the call that makes them (comm_made), marked with twin_keyval.
 std::atomic<bool> world_ready{false};
+// The blocking collectives are routed too (agreed at MPI_Init with world_ready).
+std::atomic<bool> blocking_ready{false};
 int twin_keyval = MPI_KEYVAL_INVALID;
 // Duplicates of the program's communicators alive in this process: each takes one of
 // MPICH's context ids (about 2048 in all), so no more than kMaxTwins at once.
@@ -90,29 +109,33 @@ void comm_made(MPI_Comm* newcomm) {
   PMPI_Comm_set_attr(c, twin_keyval, nullptr);
 }
 
-struct Verdict {
-  bool routed = false;
-  OwnReason why = OwnReason::not_active;
-  const char* note = nullptr;  // OwnReason::operation: liboverlap's words
-};
-
 Verdict route() { return {true, OwnReason::not_active, nullptr}; }
 Verdict own(OwnReason why, const char* note = nullptr) { return {false, why, note}; }
 
+SiteCounts& counts_of(Collective call, std::uintptr_t site) {
+  LastSite& last = last_site;
+  if (last.call != static_cast<int>(call) || last.site != site) {
+    std::lock_guard lock(sites_mu);
+    last = {static_cast<int>(call), site, &sites()[{static_cast<int>(call), site}]};
+  }
+  return *last.counts;
+}
+
 void count(Collective call, const Verdict& v) {
   const auto site = reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site);
-  std::lock_guard lock(sites_mu);
-  CollectiveSite& s = sites()[{static_cast<int>(call), site}];
-  s.call = call;
-  s.site = site;
-  ++s.calls;
+  SiteCounts& s = counts_of(call, site);
+  s.calls.fetch_add(1, std::memory_order_relaxed);
   if (v.routed) {
-    ++s.routed;
+    s.routed.fetch_add(1, std::memory_order_relaxed);
     routed_total.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  ++s.own[static_cast<int>(v.why)];
-  if (v.note != nullptr && s.operation_note.empty()) s.operation_note = v.note;
+  s.own[static_cast<int>(v.why)].fetch_add(1, std::memory_order_relaxed);
+  if (v.note != nullptr && !s.noted.load(std::memory_order_acquire)) {
+    std::lock_guard lock(sites_mu);
+    if (!s.noted.load(std::memory_order_relaxed)) s.operation_note = v.note;
+    s.noted.store(true, std::memory_order_release);
+  }
 }
 
 // ---- the decision: only what every rank of the collective passes alike ------------------
@@ -176,13 +199,26 @@ Verdict reduction_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, int blo
   return size_verdict(reduction_bytes(count, type), blocks);
 }
 
+template <class Decide>
+Verdict decide(Collective call, MPI_Comm comm, MPI_Request* request, Decide rest) {
+  Verdict v = communicator_verdict(comm, request);
+  if (v.routed && call >= Collective::bcast && !blocking_ready.load(std::memory_order_acquire))
+    v = own(OwnReason::switched_off);  // --defer without collectives
+  if (v.routed) v = rest();
+  count(call, v);
+  return v;
+}
+
+}  // namespace
+
+// ---- the verdicts, for the int and the MPI_Count forms alike ----------------------------
+
 int size_of(MPI_Comm comm) {
   int size = 0;
   PMPI_Comm_size(comm, &size);
   return size;
 }
 
-// Whether this rank is `root` of `comm`; -1 when root is not a rank of it (MPI reports).
 int is_root(MPI_Comm comm, int root) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
@@ -190,46 +226,33 @@ int is_root(MPI_Comm comm, int root) {
   return rank == root ? 1 : 0;
 }
 
-template <class Decide>
-Verdict decide(Collective call, MPI_Comm comm, MPI_Request* request, Decide rest) {
-  Verdict v = communicator_verdict(comm, request);
-  if (v.routed) v = rest();
-  count(call, v);
-  return v;
-}
-
-// ---- the verdicts, for the int and the MPI_Count forms alike ----------------------------
-
-Verdict ibcast_verdict(MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-                       MPI_Request* request) {
-  return decide(Collective::ibcast, comm, request, [&] {
+Verdict bcast_verdict(Collective call, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                      MPI_Request* request) {
+  return decide(call, comm, request, [&] {
     if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
     return size_verdict(bytes_of(count, type), 1);
   });
 }
 
-Verdict ireduce_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                        MPI_Request* request) {
-  return decide(Collective::ireduce, comm, request, [&] {
+Verdict reduce_verdict(Collective call, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Request* request) {
+  return decide(call, comm, request, [&] {
     if (is_root(comm, root) < 0) return own(OwnReason::invalid_argument);
     return reduction_verdict(count, type, op, 1);
   });
 }
 
-Verdict iallreduce_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                           MPI_Request* request) {
-  return decide(Collective::iallreduce, comm, request,
-                [&] { return reduction_verdict(count, type, op, 1); });
+Verdict allreduce_verdict(Collective call, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm, MPI_Request* request) {
+  return decide(call, comm, request, [&] { return reduction_verdict(count, type, op, 1); });
 }
 
-Verdict ireduce_scatter_block_verdict(MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                                      MPI_Request* request) {
-  return decide(Collective::ireduce_scatter_block, comm, request,
+Verdict reduce_scatter_block_verdict(Collective call, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                                     MPI_Comm comm, MPI_Request* request) {
+  return decide(call, comm, request,
                 [&] { return reduction_verdict(count, type, op, size_of(comm)); });
 }
 
-// Gather and scatter: the root describes a block with the side it has every block of (its
-// other side may be in place), the others with their one block.
 Verdict rooted_verdict(Collective call, MPI_Count root_count, MPI_Datatype root_type,
                        MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                        MPI_Request* request) {
@@ -247,6 +270,8 @@ Verdict all_to_all_verdict(Collective call, MPI_Count recvcount, MPI_Datatype re
                 [&] { return size_verdict(bytes_of(recvcount, recvtype), size_of(comm)); });
 }
 
+namespace {
+
 // ---- the routers (shim_api.h's table.route) ------------------------------------------------
 
 int ibarrier(MPI_Comm comm, MPI_Request* request) {
@@ -256,28 +281,30 @@ int ibarrier(MPI_Comm comm, MPI_Request* request) {
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  if (ibcast_verdict(count, type, root, comm, request).routed)
+  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed)
     return ovx_private_ibcast(buf, count, type, root, comm, request);
   return PMPI_Ibcast(buf, count, type, root, comm, request);
 }
 
 int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
             MPI_Comm comm, MPI_Request* request) {
-  if (ireduce_verdict(count, type, op, root, comm, request).routed)
+  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed)
     return ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
   return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
 int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
-  if (iallreduce_verdict(count, type, op, comm, request).routed)
+  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed)
     return ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
   return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
 }
 
 int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  if (ireduce_scatter_block_verdict(recvcount, type, op, comm, request).routed)
+  if (reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type, op, comm,
+                                   request)
+          .routed)
     return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
   return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
 }
@@ -322,33 +349,37 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
 
 #if MPI_VERSION >= 4
 // The MPI_Count forms (MPICH 4), decided as the int forms: a rank may call either for the
-// same collective. A routed call's counts fit an int: its bytes are at most INT_MAX.
-int fits(MPI_Count count) { return count < 0 || count > INT_MAX ? -1 : static_cast<int>(count); }
+// same collective.
 
 int ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              MPI_Request* request) {
-  if (ibcast_verdict(count, type, root, comm, request).routed && fits(count) >= 0)
+  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed &&
+      fits(count) >= 0)
     return ovx_private_ibcast(buf, fits(count), type, root, comm, request);
   return PMPI_Ibcast_c(buf, count, type, root, comm, request);
 }
 
 int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
               int root, MPI_Comm comm, MPI_Request* request) {
-  if (ireduce_verdict(count, type, op, root, comm, request).routed && fits(count) >= 0)
+  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed &&
+      fits(count) >= 0)
     return ovx_private_ireduce(sendbuf, recvbuf, fits(count), type, op, root, comm, request);
   return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
 int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
-  if (iallreduce_verdict(count, type, op, comm, request).routed && fits(count) >= 0)
+  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed &&
+      fits(count) >= 0)
     return ovx_private_iallreduce(sendbuf, recvbuf, fits(count), type, op, comm, request);
   return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
 }
 
 int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  if (ireduce_scatter_block_verdict(recvcount, type, op, comm, request).routed &&
+  if (reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type, op, comm,
+                                   request)
+          .routed &&
       fits(recvcount) >= 0)
     return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, fits(recvcount), type, op, comm,
                                              request);
@@ -404,6 +435,8 @@ int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 
 }  // namespace
 
+int fits(MPI_Count count) { return count < 0 || count > INT_MAX ? -1 : static_cast<int>(count); }
+
 std::string_view collective_name(Collective c) {
   static constexpr std::string_view names[kCollectiveCount] = {"MPI_Ibarrier",
                                                                "MPI_Ibcast",
@@ -413,7 +446,15 @@ std::string_view collective_name(Collective c) {
                                                                "MPI_Igather",
                                                                "MPI_Iscatter",
                                                                "MPI_Iallgather",
-                                                               "MPI_Ialltoall"};
+                                                               "MPI_Ialltoall",
+                                                               "MPI_Bcast",
+                                                               "MPI_Reduce",
+                                                               "MPI_Allreduce",
+                                                               "MPI_Reduce_scatter_block",
+                                                               "MPI_Gather",
+                                                               "MPI_Scatter",
+                                                               "MPI_Allgather",
+                                                               "MPI_Alltoall"};
   return names[static_cast<int>(c)];
 }
 
@@ -426,6 +467,7 @@ std::string_view own_reason_name(OwnReason r) {
 
 void add_collective_routes(ovx_core& t) {
   t.comm_made = &comm_made;
+  add_blocking_routes(t);
   t.route.MPI_Ibarrier = &ibarrier;
   t.route.MPI_Ibcast = &ibcast;
   t.route.MPI_Ireduce = &ireduce;
@@ -447,16 +489,26 @@ void add_collective_routes(ovx_core& t) {
 #endif
 }
 
-void start_collective_routes() {
+void start_collective_routes(bool blocking) {
   if (!make_duplicate(MPI_COMM_WORLD)) return;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, twin_gone, &twin_keyval, nullptr);
+  blocking_ready.store(blocking, std::memory_order_relaxed);
   world_ready.store(true, std::memory_order_release);
 }
 
 std::vector<CollectiveSite> collective_sites() {
   std::lock_guard lock(sites_mu);
   std::vector<CollectiveSite> out;
-  for (const auto& [key, s] : sites()) out.push_back(s);
+  for (const auto& [key, c] : sites()) {
+    CollectiveSite s;
+    s.call = static_cast<Collective>(key.first);
+    s.site = key.second;
+    s.calls = c.calls.load(std::memory_order_relaxed);
+    s.routed = c.routed.load(std::memory_order_relaxed);
+    for (int i = 0; i < kOwnReasonCount; ++i) s.own[i] = c.own[i].load(std::memory_order_relaxed);
+    s.operation_note = c.operation_note;
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

@@ -4,6 +4,8 @@
 // _Ireduce, _Iallreduce, _Ireduce_scatter_block, _Igather, _Iscatter, _Iallgather,
 // _Ialltoall. The program gets liboverlap's request, which is a real MPI request (a
 // generalized request): MPI's Wait/Test families take it in any mix with its own.
+// The blocking forms of all but the barrier are routed by the same rules and then deferred
+// where this rank's buffers allow (collective_deferral.hpp, "Blocking collectives").
 //
 // Every rank must route the same calls, or a collective would be split between liboverlap
 // and MPI and hang. So the decision uses only what MPI requires to be the same on every
@@ -32,14 +34,23 @@ enum class Collective {
   iscatter,
   iallgather,
   ialltoall,
+  // blocking: routed alike, then deferred or waited for (collective_deferral.hpp)
+  bcast,
+  reduce,
+  allreduce,
+  reduce_scatter_block,
+  gather,
+  scatter,
+  allgather,
+  alltoall,
 };
-inline constexpr int kCollectiveCount = 9;
+inline constexpr int kCollectiveCount = 17;
 std::string_view collective_name(Collective c);
 
 // Why a call went to MPI's own collective instead.
 enum class OwnReason {
   not_active,         // interception not active (before MPI_Init's end, after finalize)
-  switched_off,       // --collectives mpi
+  switched_off,       // --collectives mpi (a blocking one: or --defer without collectives)
   caller_policy,      // --progress caller: no thread keeps MPI's progress rule for it
   not_agreed,         // some rank could not route (its policy fell back to caller)
   communicator,       // a communicator without a hidden duplicate (start_collective_routes)
@@ -75,7 +86,8 @@ void add_collective_routes(ovx_core& table);
 // program's own nonblocking collectives on it (a hang, seen in intercept.collectives), and
 // a blocking duplication there can deadlock a valid program (a rank waits for a peer that
 // first waits for this rank's next message).
-void start_collective_routes();
+// `blocking`: the blocking collectives are routed too (every rank's --defer has them).
+void start_collective_routes(bool blocking);
 
 // Per call site, for the report; and calls routed in this process so far.
 std::vector<CollectiveSite> collective_sites();

@@ -410,13 +410,14 @@ void in_forked_child() {
 // MPI_COMM_WORLD below never meet a rank that skipped them.
 void agree_on_routes() {
   const Runtime& rt = runtime();
-  int want[2] = {
-      rt.active && rt.settings.partitioned_overlap ? 1 : 0,
-      rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller ? 1 : 0};
-  int all[2] = {0, 0};
-  if (PMPI_Allreduce(want, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  const bool collectives =
+      rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller;
+  int want[3] = {rt.active && rt.settings.partitioned_overlap ? 1 : 0, collectives ? 1 : 0,
+                 collectives && rt.settings.families.collectives ? 1 : 0};
+  int all[3] = {0, 0, 0};
+  if (PMPI_Allreduce(want, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
   if (all[0]) start_partitioned_routes();
-  if (all[1]) start_collective_routes();
+  if (all[1]) start_collective_routes(all[2] != 0);
 }
 
 int core_init(int* argc, char*** argv, int required, int* provided, int thread_form) {

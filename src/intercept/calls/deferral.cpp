@@ -257,9 +257,10 @@ Started start_send(Call call, const void* buf, int count, MPI_Datatype type, int
 namespace {
 
 // A receive's slot: its pages no-access, an internal buffer for the message (and, for
-// Sendrecv_replace, a copy of the outgoing data taken before the pages close). nullptr
-// and `why` when it cannot start.
-Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
+// Sendrecv_replace, a copy of the outgoing data taken before the pages close). With
+// `snapshot` (or holes in the datatype) the landing area starts as a copy of the buffer's
+// span and is placed whole. nullptr and `why` when it cannot start.
+Slot* prepare_receive(Call call, const Extent& e, bool copy_out, bool snapshot, Reason& why) {
   Block block;
   if (auto pages = receive_pages(e, block)) {
     why = *pages;
@@ -295,10 +296,10 @@ Slot* prepare_receive(Call call, const Extent& e, bool copy_out, Reason& why) {
     release(s);
     return nullptr;
   }
-  if (e.holes) {
-    // The bytes between the elements keep the program's values: the landing area starts
-    // as a copy of the span, taken after the pages closed (nothing can change them now),
-    // and is placed whole.
+  if (e.holes || snapshot) {
+    // The bytes between the elements keep the program's values (and an in-place
+    // collective reads its input there): the landing area starts as a copy of the span,
+    // taken after the pages closed (nothing can change them now), and is placed whole.
     s->place_whole = e.hi - e.lo;
     auto* landing_area = static_cast<char*>(s->recv_bounce.data) + (e.lo - plo);
     if (!read_program_memory(landing_area, e.lo, s->place_whole)) {
@@ -325,7 +326,7 @@ void* landing(const Slot& s, const Extent& e) {
 
 // A receive MPI refused to post: nothing was published, the pages open again.
 Started refused(Slot* s, int rc) {
-  unprotect(s->page_lo.load(), s->page_hi.load(), true);
+  if (s->page_lo.load() < s->page_hi.load()) unprotect(s->page_lo.load(), s->page_hi.load(), true);
   release(s);
   return {nullptr, Reason::mpi_error, 0, rc};
 }
@@ -343,7 +344,7 @@ Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int sourc
                    MPI_Comm comm, const Extent& e) {
   (void)buf;
   Reason why = Reason::too_many;
-  Slot* s = prepare_receive(call, e, false, why);
+  Slot* s = prepare_receive(call, e, false, false, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request request = MPI_REQUEST_NULL;
   const int rc = PMPI_Irecv(landing(*s, e), count, type, source, tag, comm, &request);
@@ -355,7 +356,7 @@ Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest
                                int source, int recvtag, MPI_Comm comm, const Extent& e) {
   (void)buf;
   Reason why = Reason::too_many;
-  Slot* s = prepare_receive(Call::sendrecv_replace, e, true, why);
+  Slot* s = prepare_receive(Call::sendrecv_replace, e, true, false, why);
   if (s == nullptr) return {nullptr, why};
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   int rc = PMPI_Irecv(landing(*s, e), count, type, source, recvtag, comm, &requests[0]);
@@ -369,6 +370,34 @@ Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest
     return refused(s, rc);
   }
   return started(s, Call::sendrecv_replace, requests, 2);
+}
+
+Started start_collective(Call call, const Extent* recv, bool snapshot, BouncePool::Buffer send_copy,
+                         CollectiveStart start, void* ctx) {
+  Reason why = Reason::too_many;
+  Slot* s =
+      recv != nullptr ? prepare_receive(call, *recv, false, snapshot, why) : reserve_slot(call);
+  if (s == nullptr) {
+    runtime().bounces.give(send_copy);
+    return {nullptr, why};
+  }
+  s->send_bounce = send_copy;
+  void* at = nullptr;
+  if (recv != nullptr) {
+    // The collective writes every byte of a contiguous result (holes and in-place input
+    // were snapshot above): placed whole, whatever the (empty) status of liboverlap's
+    // request says.
+    if (s->place_whole == 0) s->place_whole = recv->hi - recv->lo;
+    at = landing(*s, *recv);
+  }
+  s->parts[0] = {s, recv != nullptr};
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int rc = start(ctx, at, &request);
+  if (rc != MPI_SUCCESS) return refused(s, rc);
+  const std::uint32_t token = s->token.load();
+  activate(s, &request, 1);
+  runtime().sites.deferred(own_counters(call), send_copy.data != nullptr);
+  return {s, Reason::too_many, token};
 }
 
 }  // namespace overlap::intercept

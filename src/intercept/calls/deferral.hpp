@@ -60,4 +60,15 @@ Started start_recv(Call call, void* buf, int count, MPI_Datatype type, int sourc
 Started start_sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                                int source, int recvtag, MPI_Comm comm, const Extent& e);
 
+// A blocking collective routed to liboverlap (collective_deferral.hpp): its receive side,
+// if it has one (`recv`, from check_deferrable), prepared as a receive's: pages no-access,
+// a landing area, which starts as a copy of the program's bytes with `snapshot` (an
+// in-place collective's input) and is placed whole when liboverlap's request completes.
+// `send_copy` (may be null) is the copy of its send side the caller took, the slot's from
+// here. `start(ctx, landing, request)` starts liboverlap's collective with the landing
+// area (nullptr without a receive side) and returns MPI's error code.
+using CollectiveStart = int (*)(void* ctx, void* landing, MPI_Request* request);
+Started start_collective(Call call, const Extent* recv, bool snapshot, BouncePool::Buffer send_copy,
+                         CollectiveStart start, void* ctx);
+
 }  // namespace overlap::intercept

@@ -43,7 +43,7 @@ long parse_min_size(std::string_view text, std::string_view what) {
 
 Families parse_families(std::string_view text, std::string_view what) {
   if (text == "all") return Families{};
-  Families f{false, false, false, false};
+  Families f{false, false, false, false, false};
   if (text == "none") return f;
   for (const std::string& name : parse_name_list(text, what)) {
     if (name == "send") {
@@ -54,10 +54,12 @@ Families parse_families(std::string_view text, std::string_view what) {
       f.recv = true;
     } else if (name == "sendrecv") {
       f.sendrecv = true;
+    } else if (name == "collectives") {
+      f.collectives = true;
     } else {
       throw UsageError(fmt::format(
           "{}: '{}' is not a call family; allowed: all, none, or a list of send, rsend, recv, "
-          "sendrecv",
+          "sendrecv, collectives",
           what, name));
     }
   }
@@ -75,6 +77,7 @@ std::string families_text(const Families& f) {
   add(f.rsend, "rsend");
   add(f.recv, "recv");
   add(f.sendrecv, "sendrecv");
+  add(f.collectives, "collectives");
   return out.empty() ? "none" : out;
 }
 

@@ -19,6 +19,10 @@ struct Families {
   bool rsend = true;     // MPI_Rsend
   bool recv = true;      // MPI_Recv
   bool sendrecv = true;  // MPI_Sendrecv, MPI_Sendrecv_replace
+  // The blocking collectives liboverlap has (MPI_Bcast, _Reduce, _Allreduce,
+  // _Reduce_scatter_block, _Gather, _Scatter, _Allgather, _Alltoall): routed to its task
+  // graphs and deferred (calls/collective_deferral.hpp); off: MPI's own, as written.
+  bool collectives = true;
 };
 
 struct Settings {
@@ -52,7 +56,7 @@ Policy parse_policy(std::string_view text, std::string_view what);
 std::string_view policy_name(Policy p);
 // Bytes ("65536", "0" defers every size) or a size with a unit: 64KiB, 1MiB.
 long parse_min_size(std::string_view text, std::string_view what);
-// "all", "none", or a comma list of send, rsend, recv, sendrecv.
+// "all", "none", or a comma list of send, rsend, recv, sendrecv, collectives.
 Families parse_families(std::string_view text, std::string_view what);
 std::string families_text(const Families& f);
 bool parse_on_off(std::string_view text, std::string_view what);

@@ -22,6 +22,22 @@ std::string_view call_name(Call c) {
       return "MPI_Sendrecv (recv)";
     case Call::sendrecv_replace:
       return "MPI_Sendrecv_replace";
+    case Call::bcast:
+      return "MPI_Bcast";
+    case Call::reduce:
+      return "MPI_Reduce";
+    case Call::allreduce:
+      return "MPI_Allreduce";
+    case Call::reduce_scatter_block:
+      return "MPI_Reduce_scatter_block";
+    case Call::gather:
+      return "MPI_Gather";
+    case Call::scatter:
+      return "MPI_Scatter";
+    case Call::allgather:
+      return "MPI_Allgather";
+    case Call::alltoall:
+      return "MPI_Alltoall";
   }
   return "?";
 }
@@ -36,7 +52,7 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"proc_null", "MPI_PROC_NULL"},
     {"wildcard_status", "wildcard receive whose status the program wants"},
     {"noncontiguous", "receive with holes in its datatype, MPI_THREAD_MULTIPLE"},
-    {"errors_return", "receive on a communicator whose error handler returns errors"},
+    {"errors_return", "receive or collective on a communicator whose error handler returns errors"},
     {"stack_memory", "buffer on the stack"},
     {"shared_memory", "buffer in shared memory"},
     {"read_only_memory", "buffer not in private writable memory"},
@@ -50,6 +66,7 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"owned_by_request", "a pending request of the program's holds that memory"},
     {"sparse_type", "its datatype spans more than twice its data"},
     {"mpi_error", "MPI refused the call (its error returned to the program)"},
+    {"in_place_scatter", "MPI_Reduce_scatter_block in place: its input outsizes its result"},
 };
 constexpr std::size_t kMaxSamples = 4096;
 }  // namespace

@@ -17,7 +17,25 @@
 
 namespace overlap::intercept {
 
-enum class Call { send, rsend, ssend, bsend, recv, sendrecv_send, sendrecv_recv, sendrecv_replace };
+enum class Call {
+  send,
+  rsend,
+  ssend,
+  bsend,
+  recv,
+  sendrecv_send,
+  sendrecv_recv,
+  sendrecv_replace,
+  // blocking collectives routed to liboverlap (calls/collective_deferral.hpp)
+  bcast,
+  reduce,
+  allreduce,
+  reduce_scatter_block,
+  gather,
+  scatter,
+  allgather,
+  alltoall,
+};
 std::string_view call_name(Call c);
 
 // Why a call ran as the plain blocking call.
@@ -27,7 +45,7 @@ enum class Reason {
   proc_null,          // MPI_PROC_NULL: nothing to move
   wildcard_status,    // MPI_ANY_SOURCE/MPI_ANY_TAG and the program wants the status
   noncontiguous,      // receive, derived datatype with holes, MPI_THREAD_MULTIPLE program
-  errors_return,      // receive: the communicator's error handler returns errors
+  errors_return,      // receive, collective: the communicator's error handler returns errors
   stack_memory,       // buffer on the stack
   shared_memory,      // buffer in shared memory (another process may touch it)
   read_only_memory,   // buffer in memory that is not private and writable
@@ -41,8 +59,9 @@ enum class Reason {
   owned_by_request,   // receive: a pending request of the program's holds that memory
   sparse_type,        // derived datatype spanning more than twice its data
   mpi_error,          // MPI refused the call (its error went back to the program)
+  in_place_scatter,   // MPI_Reduce_scatter_block in place: its input outsizes its result
 };
-inline constexpr int kReasonCount = 19;
+inline constexpr int kReasonCount = 20;
 std::string_view reason_name(Reason r);
 std::string_view reason_text(Reason r);
 

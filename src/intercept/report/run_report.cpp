@@ -243,10 +243,11 @@ void say_if_nothing_reached(Runtime& rt) {
   for (const SiteStats& s : rt.sites.snapshot())
     if (s.calls > 0) return;
   std::fputs(
-      "overlap-run: no point-to-point or nonblocking call of the program reached overlap-run "
-      "on rank 0, so nothing was overlapped there (overlap-run defers blocking point-to-point "
-      "calls and progresses the program's own requests; calls the program makes under "
-      "their PMPI_ names go past it)\n",
+      "overlap-run: no point-to-point, nonblocking or large enough collective call of the "
+      "program reached overlap-run on rank 0, so nothing was overlapped there (overlap-run "
+      "defers blocking point-to-point calls, and collectives from --min-size on, and "
+      "progresses the program's own requests; calls the program makes under their PMPI_ "
+      "names go past it)\n",
       stderr);
   std::fflush(stderr);
 }

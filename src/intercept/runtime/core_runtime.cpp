@@ -122,10 +122,14 @@ void on_request_done(void* arg, const MPI_Status* status) {
     s.status = *status;
     // The large-count form: MPI_Get_count's int answers MPI_UNDEFINED above INT_MAX bytes,
     // and such a message would never be placed.
+    // A span placed whole (holes kept, a collective's result) goes whatever the status
+    // says: a collective's is empty.
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(status, MPI_BYTE, &bytes);
-    if (bytes > 0 && bytes != MPI_UNDEFINED)
-      place_received(s, s.place_whole > 0 ? s.place_whole : static_cast<std::size_t>(bytes));
+    if (s.place_whole > 0)
+      place_received(s, s.place_whole);
+    else if (bytes > 0 && bytes != MPI_UNDEFINED)
+      place_received(s, static_cast<std::size_t>(bytes));
   }
   if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(s);
 }

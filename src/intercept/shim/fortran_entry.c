@@ -254,6 +254,7 @@ OVX_HIDDEN const void* ovx_call_site(const void* ret) {
 #define COMPLETES_FENCE_REQ 0
 #define COMPLETES_EXPOSE_REQ 0
 #define COMPLETES_ROUTE_REQ 0
+#define COMPLETES_ROUTE 0
 #define COMPLETES_MAKES_COMM 0
 #define COMPLETES_POLL 1
 

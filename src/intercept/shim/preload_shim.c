@@ -466,6 +466,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define BEFORE_FENCE_REQ(c, name) BEFORE_FENCE(c, name)
 #define BEFORE_EXPOSE_REQ(c, name) BEFORE_EXPOSE(c, name)
 #define BEFORE_ROUTE_REQ(c, name) BEFORE_FENCE(c, name)
+#define BEFORE_ROUTE(c, name) BEFORE_FENCE(c, name)
 #define BEFORE_MAKES_COMM(c, name) (void)0
 #define AFTER_CORE(c, name) (void)0
 #define AFTER_STRAIGHT(c, name) (void)0
@@ -481,6 +482,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define AFTER_FENCE_REQ(c, name) AFTER_REQ(c, name, 0)
 #define AFTER_EXPOSE_REQ(c, name) AFTER_REQ(c, name, 1)
 #define AFTER_ROUTE_REQ(c, name) AFTER_REQ(c, name, 0)
+#define AFTER_ROUTE(c, name) (void)0
 #define AFTER_MAKES_COMM(c, name) \
   if (outermost && rc == MPI_SUCCESS && c->comm_made != NULL) c->comm_made(newcomm)
 
@@ -494,9 +496,10 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define SERVES_FENCE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_EXPOSE_REQ(name, params, args) ((int(*) params)NULL)
 #define SERVES_ROUTE_REQ(name, params, args) ((int(*) params)NULL)
+#define SERVES_ROUTE(name, params, args) ((int(*) params)NULL)
 #define SERVES_MAKES_COMM(name, params, args) ((int(*) params)NULL)
 
-/* Who serves the call after the fence: MPI's function `f`, or for a ROUTE_REQ entry the
+/* Who serves the call after the fence: MPI's function `f`, or for a ROUTE(_REQ) entry the
  * core's router when the core has one (it picks liboverlap's collective or MPI's). Only
  * the program's own calls are routed (and get a communicator's duplicate, MAKES_COMM):
  * not those MPI makes inside another call (ROMIO's MPI_Comm_dup in MPI_File_open), which
@@ -511,6 +514,7 @@ static recv_fn straight_MPI_Recv(void* buf, int count, MPI_Datatype type, int so
 #define ROUTE_MAKES_COMM(c, name, f) (void)0
 #define ROUTE_ROUTE_REQ(c, name, f) \
   if (c != NULL && outermost && c->route.name != NULL) f = c->route.name
+#define ROUTE_ROUTE(c, name, f) ROUTE_ROUTE_REQ(c, name, f)
 
 /* MPI's PMPI_ functions (fortran_entry.c): where a call came in under its PMPI_ name. */
 #define X(kind, name, params, args) \

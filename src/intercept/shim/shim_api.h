@@ -225,9 +225,10 @@ struct ovx_core {
   const char* (*families)(void);
   /* After a MAKES_COMM entry made `*newcomm` (MPI_COMM_NULL on a rank outside it). */
   void (*comm_made)(MPI_Comm* newcomm);
-  /* The routers of the ROUTE_REQ entries (mpi_functions.def), called between the entry's
-   * fence and the record of its request: each serves the call with liboverlap's
-   * collective or MPI's own (calls/collective_routes.cpp). NULL: MPI's own. */
+  /* The routers of the ROUTE and ROUTE_REQ entries (mpi_functions.def), called after the
+   * entry's fence (and before the record of its request): each serves the call with
+   * liboverlap's collective or MPI's own (calls/collective_routes.cpp), a blocking one
+   * perhaps deferred (calls/collective_deferral.cpp). NULL: MPI's own. */
   struct {
 #define OVX_ROUTER_CORE(name, params)
 #define OVX_ROUTER_STRAIGHT(name, params)
@@ -238,6 +239,7 @@ struct ovx_core {
 #define OVX_ROUTER_EXPOSE_REQ(name, params)
 #define OVX_ROUTER_MAKES_COMM(name, params)
 #define OVX_ROUTER_ROUTE_REQ(name, params) int(*name) params;
+#define OVX_ROUTER_ROUTE(name, params) int(*name) params;
 #define X(kind, name, params, args) OVX_ROUTER_##kind(name, params)
 #include "intercept/shim/mpi_functions.def"
 #undef X
