@@ -23,11 +23,13 @@
  * After the last iteration one MPI_Allreduce is left untouched until after MPI_Finalize,
  * which must have completed and placed it. */
 #include <mpi.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "case_support.h"
 
@@ -251,6 +253,113 @@ static void other_communicators(int it, int n) {
   unpages(out, sizeof(long) * (size_t)n);
 }
 
+/* Once (from helper-7's audit of this design):
+ *  - the root broadcasts a datatype of two blocks with a no-access guard page of its own
+ *    between them (MPI reads the typed bytes only; a copy of the hull must not fault);
+ *  - a result in POSIX shared memory mapped where a private mapping was unmapped: never
+ *    deferred, so another rank reading the segment after a barrier sees the data (one
+ *    node only);
+ *  - MPICH 4: MPI_Gather_c with a count MPI ignores at the non-roots that fits no int, and
+ *    MPI_Allgather_c in place with a send count of -1: every rank routes alike. */
+static void guard_page_type(void) {
+  const size_t blk = 256 * 1024, page = page_size();
+  char* base = mmap(NULL, 2 * blk + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+  if (base == MAP_FAILED) fail("mmap", 0, 0);
+  mprotect(base + blk, page, PROT_NONE);
+  int lens[2] = {(int)blk, (int)blk};
+  MPI_Aint disps[2] = {0, (MPI_Aint)(blk + page)};
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(2, lens, disps, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  char* got = pages(2 * blk);
+  if (rank == 0) {
+    memset(base, 1, blk);
+    memset(base + blk + page, 2, blk);
+    MPI_Bcast(base, 1, t, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Bcast(got, (int)(2 * blk), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (got[0] != 1 || got[2 * blk - 1] != 2) fail("guard-page broadcast", got[0], got[2 * blk - 1]);
+    mix(got, 2 * blk);
+  }
+  MPI_Type_free(&t);
+  unpages(got, 2 * blk);
+  munmap(base, 2 * blk + page);
+}
+
+static void shared_where_private_was(void) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  if (node_size != size) return; /* the segment is read by another rank of this node */
+  const size_t len = 1u << 20;
+  const int n = (int)(len / sizeof(int));
+  char name[64];
+  snprintf(name, sizeof name, "/overlap_blocking_%ld", (long)getppid());
+  if (rank == 0) {
+    shm_unlink(name);
+    const int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)len) != 0) fail("shm_open", fd, 0);
+    close(fd);
+  }
+  int* root = rank == 0 ? pages(len) : NULL;
+  int* first = rank != 0 ? pages(len) : NULL; /* deferred: its region is read then */
+  if (rank == 0)
+    for (int i = 0; i < n; i++) root[i] = 1;
+  MPI_Bcast(rank == 0 ? root : first, n, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank != 0) {
+    if (first[n - 1] != 1) fail("broadcast before the shared segment", first[n - 1], 1);
+    unpages(first, len);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int fd = shm_open(name, O_RDWR, 0600);
+  if (fd < 0) fail("shm_open", fd, 1);
+  int* seg = mmap(rank == 1 ? (void*)first : NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (seg == MAP_FAILED) fail("mmap of the segment", 0, 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int i = 0; i < n; i++) root[i] = 42;
+  int* other = rank > 1 ? pages(len) : NULL; /* rank 1 alone writes the segment */
+  MPI_Bcast(rank == 0 ? root : rank == 1 ? seg : other, n, MPI_INT, 0, MPI_COMM_WORLD);
+  if (other != NULL) unpages(other, len);
+  MPI_Barrier(MPI_COMM_WORLD); /* rank 1's broadcast is complete: its segment holds 42 */
+  if (rank == 0 && size > 1 && (seg[0] != 42 || seg[n - 1] != 42))
+    fail("rank 1's broadcast result, read through shared memory", seg[0], seg[n - 1]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  munmap(seg, len);
+  if (rank == 0) {
+    unpages(root, len);
+    shm_unlink(name);
+  }
+}
+
+#if MPI_VERSION >= 4
+static void ignored_large_counts(void) {
+  const int m = 4096;
+  long* mine = pages(sizeof(long) * (size_t)m);
+  long* all = pages(sizeof(long) * (size_t)(m * size));
+  for (int i = 0; i < m; i++) mine[i] = ar_value(rank, i, 0);
+  /* recvcount is significant at the root only */
+  MPI_Gather_c(mine, m, MPI_LONG, all, rank == 0 ? m : (MPI_Count)1 << 40, MPI_LONG, 0,
+               MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int b = 0; b < size; b++)
+      for (int i = 0; i < m; i++) expect_long(&all[b * m + i], ar_value(b, i, 0), i, "MPI_Gather_c");
+  /* in place, sendcount and sendtype are ignored */
+  memcpy(all + (size_t)rank * m, mine, sizeof(long) * (size_t)m);
+  MPI_Allgather_c(MPI_IN_PLACE, rank == 1 ? -1 : 0, MPI_DATATYPE_NULL, all, m, MPI_LONG,
+                  MPI_COMM_WORLD);
+  for (int b = 0; b < size; b++)
+    for (int i = 0; i < m; i++) expect_long(&all[b * m + i], ar_value(b, i, 0), i, "MPI_Allgather_c");
+  mix(all, sizeof(long) * (size_t)(m * size));
+  unpages(mine, sizeof(long) * (size_t)m);
+  unpages(all, sizeof(long) * (size_t)(m * size));
+}
+#endif
+
 int main(int argc, char** argv) {
   /* glibc serves blocks from 4 KiB with mmap() of their own, whatever was freed before */
   mallopt(M_MMAP_THRESHOLD, 4096);
@@ -312,6 +421,11 @@ int main(int argc, char** argv) {
     unpages(x.aa_in, sizeof(int) * mp);
     unpages(x.aa_out, sizeof(int) * mp);
   }
+  guard_page_type();
+  shared_where_private_was();
+#if MPI_VERSION >= 4
+  ignored_large_counts();
+#endif
   /* Left pending into MPI_Finalize, read after it. */
   const int n = 20480;
   long* in = pages(sizeof(long) * n);

@@ -96,8 +96,7 @@ int gather_routed(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     b.recv_is_input = in_place;  // the root's own block is in place already
   }
   b.start = [&](const void* send, void* recv, MPI_Request* r) {
-    return ovx_private_igather(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm,
-                               r);
+    return ovx_private_igather(send, sendcount, sendtype, recv, recvcount, recvtype, root, comm, r);
   };
   return run_routed_blocking(b);
 }
@@ -117,8 +116,8 @@ int scatter_routed(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 // Allgather and alltoall: every rank receives a block from each; in place, its input is
 // in the result's buffer.
-int all_routed(Call call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int all_routed(Call call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   RoutedBlocking b = routed(call, comm, sendbuf, recvbuf);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const MPI_Count blocks = call == Call::alltoall ? size_of(comm) : 1;
@@ -126,11 +125,10 @@ int all_routed(Call call, const void* sendbuf, int sendcount, MPI_Datatype sendt
   b.recv = {recvbuf, static_cast<MPI_Count>(recvcount) * size_of(comm), recvtype};
   b.recv_is_input = in_place;
   b.start = [&](const void* send, void* recv, MPI_Request* r) {
-    return call == Call::alltoall
-               ? ovx_private_ialltoall(send, sendcount, sendtype, recv, recvcount, recvtype,
-                                       comm, r)
-               : ovx_private_iallgather(send, sendcount, sendtype, recv, recvcount, recvtype,
-                                        comm, r);
+    return call == Call::alltoall ? ovx_private_ialltoall(send, sendcount, sendtype, recv,
+                                                          recvcount, recvtype, comm, r)
+                                  : ovx_private_iallgather(send, sendcount, sendtype, recv,
+                                                           recvcount, recvtype, comm, r);
   };
   return run_routed_blocking(b);
 }
@@ -175,8 +173,8 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (rooted_verdict(Collective::scatter, sendcount, sendtype, recvcount, recvtype, root, comm,
                      no_request())
           .routed)
@@ -187,16 +185,16 @@ int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (all_to_all_verdict(Collective::allgather, recvcount, recvtype, comm, no_request()).routed)
-    return all_routed(Call::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm);
+    return all_routed(Call::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm);
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (all_to_all_verdict(Collective::alltoall, recvcount, recvtype, comm, no_request()).routed)
-    return all_routed(Call::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm);
+    return all_routed(Call::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm);
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -204,25 +202,22 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 // The MPI_Count forms (MPICH 4), decided as the int forms: a rank may call either for the
 // same collective.
 int bcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (bcast_verdict(Collective::bcast, count, type, root, comm, no_request()).routed &&
-      fits(count) >= 0)
-    return bcast_routed(buf, fits(count), type, root, comm);
+  if (bcast_verdict(Collective::bcast, count, type, root, comm, no_request()).routed)
+    return bcast_routed(buf, narrowed(count), type, root, comm);
   return PMPI_Bcast_c(buf, count, type, root, comm);
 }
 
 int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
              int root, MPI_Comm comm) {
-  if (reduce_verdict(Collective::reduce, count, type, op, root, comm, no_request()).routed &&
-      fits(count) >= 0)
-    return reduce_routed(sendbuf, recvbuf, fits(count), type, op, root, comm);
+  if (reduce_verdict(Collective::reduce, count, type, op, root, comm, no_request()).routed)
+    return reduce_routed(sendbuf, recvbuf, narrowed(count), type, op, root, comm);
   return PMPI_Reduce_c(sendbuf, recvbuf, count, type, op, root, comm);
 }
 
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm) {
-  if (allreduce_verdict(Collective::allreduce, count, type, op, comm, no_request()).routed &&
-      fits(count) >= 0)
-    return allreduce_routed(sendbuf, recvbuf, fits(count), type, op, comm);
+  if (allreduce_verdict(Collective::allreduce, count, type, op, comm, no_request()).routed)
+    return allreduce_routed(sendbuf, recvbuf, narrowed(count), type, op, comm);
   return PMPI_Allreduce_c(sendbuf, recvbuf, count, type, op, comm);
 }
 
@@ -230,9 +225,8 @@ int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcou
                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   if (reduce_scatter_block_verdict(Collective::reduce_scatter_block, recvcount, type, op, comm,
                                    no_request())
-          .routed &&
-      fits(recvcount) >= 0)
-    return reduce_scatter_block_routed(sendbuf, recvbuf, fits(recvcount), type, op, comm);
+          .routed)
+    return reduce_scatter_block_routed(sendbuf, recvbuf, narrowed(recvcount), type, op, comm);
   return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm);
 }
 
@@ -240,10 +234,9 @@ int gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (rooted_verdict(Collective::gather, recvcount, recvtype, sendcount, sendtype, root, comm,
                      no_request())
-          .routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return gather_routed(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount), recvtype,
-                         root, comm);
+          .routed)
+    return gather_routed(sendbuf, narrowed(sendcount), sendtype, recvbuf, narrowed(recvcount),
+                         recvtype, root, comm);
   return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -251,28 +244,25 @@ int scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (rooted_verdict(Collective::scatter, sendcount, sendtype, recvcount, recvtype, root, comm,
                      no_request())
-          .routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return scatter_routed(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount), recvtype,
-                          root, comm);
+          .routed)
+    return scatter_routed(sendbuf, narrowed(sendcount), sendtype, recvbuf, narrowed(recvcount),
+                          recvtype, root, comm);
   return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (all_to_all_verdict(Collective::allgather, recvcount, recvtype, comm, no_request()).routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return all_routed(Call::allgather, sendbuf, fits(sendcount), sendtype, recvbuf,
-                      fits(recvcount), recvtype, comm);
+  if (all_to_all_verdict(Collective::allgather, recvcount, recvtype, comm, no_request()).routed)
+    return all_routed(Call::allgather, sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                      narrowed(recvcount), recvtype, comm);
   return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (all_to_all_verdict(Collective::alltoall, recvcount, recvtype, comm, no_request()).routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return all_routed(Call::alltoall, sendbuf, fits(sendcount), sendtype, recvbuf,
-                      fits(recvcount), recvtype, comm);
+  if (all_to_all_verdict(Collective::alltoall, recvcount, recvtype, comm, no_request()).routed)
+    return all_routed(Call::alltoall, sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                      narrowed(recvcount), recvtype, comm);
   return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 #endif

@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "intercept/calls/deferral.hpp"
+#include "intercept/placement/placement.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "progress/datatype_layout.hpp"
 
 namespace overlap::intercept {
 
@@ -44,13 +46,25 @@ std::optional<Reason> wait_reason(const RoutedBlocking& b, std::uint64_t send_by
 }
 
 // The copy of the send side, taken before any page of the result closes (they may share
-// none, but the copy must see the program's bytes): null when it has none.
-BouncePool::Buffer copy_send_side(const Span& hull) {
+// none, but the copy must see the program's bytes): null when it has none, or when it
+// could not be taken (`why`). A datatype with holes is copied whole, holes included, and
+// MPI only promises the typed bytes readable: a hole may be a guard page (no access) or
+// not mapped at all, so such a hull is read through /proc/self/mem, which reads any
+// mapped page and refuses unmapped ones.
+BouncePool::Buffer copy_send_side(const Side& send, const Span& hull, Reason& why) {
   if (hull.hi <= hull.lo) return {};
   settle(hull.lo, hull.hi, false);  // a deferred receive may still own bytes in its holes
-  BouncePool::Buffer copy = runtime().bounces.take(hull.hi - hull.lo);
-  if (copy.data != nullptr)
-    std::memcpy(copy.data, reinterpret_cast<const void*>(hull.lo), hull.hi - hull.lo);
+  const std::size_t len = hull.hi - hull.lo;
+  BouncePool::Buffer copy = runtime().bounces.take(len);
+  why = Reason::too_many;
+  if (copy.data == nullptr) return copy;
+  if (progress::bytes_in_memory_order(send.type)) {
+    std::memcpy(copy.data, reinterpret_cast<const void*>(hull.lo), len);
+  } else if (!read_program_memory(static_cast<char*>(copy.data), hull.lo, len)) {
+    runtime().bounces.give(copy);
+    why = Reason::unknown_memory;
+    return {};
+  }
   return copy;
 }
 
@@ -88,9 +102,10 @@ int run_routed_blocking(const RoutedBlocking& b) {
   Span send_hull;
   std::optional<Reason> why = wait_reason(b, send_bytes, recv_bytes, recv_extent, send_hull);
   if (!why) {
-    const BouncePool::Buffer copy = copy_send_side(send_hull);
+    Reason copy_failed = Reason::too_many;
+    const BouncePool::Buffer copy = copy_send_side(b.send, send_hull, copy_failed);
     if (send_hull.hi > send_hull.lo && copy.data == nullptr) {
-      why = Reason::too_many;
+      why = copy_failed;
     } else {
       StartContext ctx{&b, b.sendbuf};
       if (copy.data != nullptr) {

@@ -353,25 +353,22 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
 
 int ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              MPI_Request* request) {
-  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed &&
-      fits(count) >= 0)
-    return ovx_private_ibcast(buf, fits(count), type, root, comm, request);
+  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed)
+    return ovx_private_ibcast(buf, narrowed(count), type, root, comm, request);
   return PMPI_Ibcast_c(buf, count, type, root, comm, request);
 }
 
 int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
               int root, MPI_Comm comm, MPI_Request* request) {
-  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed &&
-      fits(count) >= 0)
-    return ovx_private_ireduce(sendbuf, recvbuf, fits(count), type, op, root, comm, request);
+  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed)
+    return ovx_private_ireduce(sendbuf, recvbuf, narrowed(count), type, op, root, comm, request);
   return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
 
 int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
-  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed &&
-      fits(count) >= 0)
-    return ovx_private_iallreduce(sendbuf, recvbuf, fits(count), type, op, comm, request);
+  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed)
+    return ovx_private_iallreduce(sendbuf, recvbuf, narrowed(count), type, op, comm, request);
   return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
 }
 
@@ -379,9 +376,8 @@ int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvco
                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type, op, comm,
                                    request)
-          .routed &&
-      fits(recvcount) >= 0)
-    return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, fits(recvcount), type, op, comm,
+          .routed)
+    return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, narrowed(recvcount), type, op, comm,
                                              request);
   return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
 }
@@ -391,9 +387,8 @@ int igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
               MPI_Request* request) {
   if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
                      request)
-          .routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return ovx_private_igather(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
+          .routed)
+    return ovx_private_igather(sendbuf, narrowed(sendcount), sendtype, recvbuf, narrowed(recvcount),
                                recvtype, root, comm, request);
   return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                         request);
@@ -404,30 +399,27 @@ int iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
                MPI_Request* request) {
   if (rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype, root, comm,
                      request)
-          .routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return ovx_private_iscatter(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
-                                recvtype, root, comm, request);
+          .routed)
+    return ovx_private_iscatter(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                narrowed(recvcount), recvtype, root, comm, request);
   return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          request);
 }
 
 int iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return ovx_private_iallgather(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
-                                  recvtype, comm, request);
+  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed)
+    return ovx_private_iallgather(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                  narrowed(recvcount), recvtype, comm, request);
   return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                            request);
 }
 
 int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed &&
-      fits(sendcount) >= 0 && fits(recvcount) >= 0)
-    return ovx_private_ialltoall(sendbuf, fits(sendcount), sendtype, recvbuf, fits(recvcount),
-                                 recvtype, comm, request);
+  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed)
+    return ovx_private_ialltoall(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                 narrowed(recvcount), recvtype, comm, request);
   return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                           request);
 }
@@ -435,7 +427,7 @@ int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 
 }  // namespace
 
-int fits(MPI_Count count) { return count < 0 || count > INT_MAX ? -1 : static_cast<int>(count); }
+int narrowed(MPI_Count count) { return count < 0 || count > INT_MAX ? 0 : static_cast<int>(count); }
 
 std::string_view collective_name(Collective c) {
   static constexpr std::string_view names[kCollectiveCount] = {"MPI_Ibarrier",

@@ -412,12 +412,25 @@ void agree_on_routes() {
   const Runtime& rt = runtime();
   const bool collectives =
       rt.active && rt.settings.collectives_overlap && rt.policy != Policy::caller;
-  int want[3] = {rt.active && rt.settings.partitioned_overlap ? 1 : 0, collectives ? 1 : 0,
-                 collectives && rt.settings.families.collectives ? 1 : 0};
-  int all[3] = {0, 0, 0};
-  if (PMPI_Allreduce(want, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
-  if (all[0]) start_partitioned_routes();
-  if (all[1]) start_collective_routes(all[2] != 0);
+  // Routing a collective reads --min-size too: ranks given different ones (an MPMD launch
+  // with different options) would route differently, so they route nothing. One MPI_MAX
+  // over negated wishes (their minimum) and the size both ways.
+  const long long min = rt.settings.min_bytes;
+  long long want[5] = {rt.active && rt.settings.partitioned_overlap ? -1 : 0, collectives ? -1 : 0,
+                       collectives && rt.settings.families.collectives ? -1 : 0, min, -min};
+  long long all[5] = {};
+  if (PMPI_Allreduce(want, all, 5, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  const bool same_size = all[3] == -all[4];
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!same_size && all[1] != 0 && rank == 0)
+    std::fprintf(stderr,
+                 "overlap-run: the ranks were given different --min-size values (%lld to %lld "
+                 "bytes), which would route a collective differently on different ranks: "
+                 "collectives stay MPI's own\n",
+                 -all[4], all[3]);
+  if (all[0] != 0) start_partitioned_routes();
+  if (all[1] != 0 && same_size) start_collective_routes(all[2] != 0);
 }
 
 int core_init(int* argc, char*** argv, int required, int* provided, int thread_form) {

@@ -104,6 +104,7 @@ std::optional<std::uint64_t> heap_word(std::uintptr_t address) {
 bool anonymous_mapping(std::uintptr_t lo, std::uintptr_t hi) {
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> lock(rt.regions_mutex);
+  rt.regions.follow(__atomic_load_n(rt.shim->map_changes, __ATOMIC_ACQUIRE));
   return rt.regions.anonymous_private(lo, hi);
 }
 
@@ -187,6 +188,7 @@ bool mpi_accepts_send(int dest, int tag, MPI_Comm comm) {
   MemoryKind kind;
   {
     std::lock_guard<std::mutex> lock(rt.regions_mutex);
+    rt.regions.follow(__atomic_load_n(rt.shim->map_changes, __ATOMIC_ACQUIRE));
     kind = rt.regions.classify(page_floor(e.lo), page_ceil(e.hi));
   }
   switch (kind) {

@@ -113,7 +113,14 @@ Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, boo
   return e;
 }
 
+void MemoryRegions::follow(std::uint64_t changes) {
+  if (changes == changes_seen_) return;
+  changes_seen_ = changes;
+  stale_ = true;
+}
+
 MemoryKind MemoryRegions::classify(std::uintptr_t lo, std::uintptr_t hi) {
+  if (stale_) refresh();
   MemoryKind k = intercept::classify(regions_, lo, hi);
   if (k == MemoryKind::unmapped || regions_.empty()) {
     refresh();
@@ -123,6 +130,7 @@ MemoryKind MemoryRegions::classify(std::uintptr_t lo, std::uintptr_t hi) {
 }
 
 bool MemoryRegions::anonymous_private(std::uintptr_t lo, std::uintptr_t hi) {
+  if (stale_) refresh();
   if (intercept::anonymous_private(regions_, lo, hi)) return true;
   refresh();
   return intercept::anonymous_private(regions_, lo, hi);
@@ -133,6 +141,7 @@ void MemoryRegions::refresh() {
   std::stringstream text;
   text << in.rdbuf();
   regions_ = parse_maps(text.str());
+  stale_ = false;
 }
 
 std::optional<std::uint64_t> read_own_word(std::uintptr_t address) {

@@ -63,10 +63,16 @@ class MemoryRegions {
  public:
   MemoryKind classify(std::uintptr_t lo, std::uintptr_t hi);
   bool anonymous_private(std::uintptr_t lo, std::uintptr_t hi);
+  // The shim's count of mapping changes (shim_api.h, map_changes): when it moved since the
+  // map was read, the map is read again before the next answer (a shared mapping may sit
+  // where private memory was).
+  void follow(std::uint64_t changes);
 
  private:
   void refresh();
   std::vector<Region> regions_;
+  std::uint64_t changes_seen_ = 0;
+  bool stale_ = false;
 };
 
 // Reads a word of this process with process_vm_readv (EFAULT instead of a fault).

@@ -110,6 +110,8 @@
 #define OVX_FOOTPRINT_MPI_Win_attach(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_allocate(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Alloc_mem(c) (void)0 /* no buffer of the program's */
+#define OVX_FOOTPRINT_MPI_Win_allocate_shared(c) OVX_FENCE_ALL(c)
+#define OVX_FOOTPRINT_MPI_Win_shared_query(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_fence(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_start(c) OVX_FENCE_ALL(c)
 #define OVX_FOOTPRINT_MPI_Win_post(c) OVX_FENCE_ALL(c)

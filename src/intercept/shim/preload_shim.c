@@ -199,7 +199,13 @@ static uintptr_t page_end(uintptr_t lo, size_t len) {
 /* Before an unmapping (the records go first: after it, another thread may already map
  * and mark the same addresses). Should the unmapping then fail, the caller marks the
  * range: what was set there may still be there. */
+/* Changes that can turn an address the core's map of regions holds as private memory into
+ * another kind (buffer_memory.hpp): counted, so the core reads /proc/self/maps again. */
+static unsigned long map_changes;
+static void map_changed(void) { __atomic_fetch_add(&map_changes, 1, __ATOMIC_RELEASE); }
+
 static void unmapped(const void* addr, size_t len) {
+  map_changed();
   const uintptr_t lo = (uintptr_t)addr, hi = page_end(lo, len);
   /* A mapping partly gone is no longer known whole; a mark applies to what is left. */
   ovx_ranges_forget_overlapping(&mappings, lo, hi);
@@ -215,7 +221,10 @@ static void mapped(const void* addr, size_t len, int flags) {
 #ifdef MAP_FIXED_NOREPLACE
   plain |= MAP_FIXED_NOREPLACE;
 #endif
-  if (!(flags & MAP_ANONYMOUS) || (flags & MAP_TYPE) != MAP_PRIVATE) return;
+  if (!(flags & MAP_ANONYMOUS) || (flags & MAP_TYPE) != MAP_PRIVATE) {
+    map_changed(); /* shared or file-backed: perhaps where private memory was unmapped */
+    return;
+  }
   if (flags & ~plain) ovx_ranges_add(&marks, lo, hi);
   /* A MAP_FIXED mapping may replace part of a larger one the kernel merges it back into
    * (a common way to discard pages): not a whole mapping of its own. */
@@ -292,6 +301,7 @@ static const struct ovx_shim shim = {
     .remapped = remapped,
     .mirror_memory_hooks = mirror_memory_hooks,
     .straight = &straight,
+    .map_changes = &map_changes,
 };
 
 /* The core sits next to this file (build tree and installed tree alike). */

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 11
+#define OVX_SHIM_ABI 12
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -85,6 +85,10 @@ struct ovx_shim {
   /* What the shim needs to send a small MPI_Send/MPI_Recv straight to MPI itself
    * (straight_path.h); the core fills it. */
   struct ovx_straight* straight;
+  /* Counts unmappings (munmap, mremap, MAP_FIXED, UCX's hooks) and shared or file-backed
+   * mappings made through the shim's wrappers: when it moved, memory the core classified
+   * as private may be another kind now. Read with __atomic_load_n. */
+  unsigned long* map_changes;
 };
 
 /* How many (count, type) blocks a buffer argument has (footprint.hpp's Group): one, one
