@@ -425,7 +425,7 @@ def do_fortran(args, tmp):
     the MPI's own Fortran wrapper as users build it: the same output plain and under
     overlap-run, and the report shows the program's calls reached overlap-run at the
     program's own lines: the MPI_Sendrecv deferred, the MPI_Iallreduce among the program's
-    requests on every rank."""
+    requests on every rank, the blocking MPI_Allreduce routed and deferred."""
     fc = shutil.which(f"mpif90.{args.flavor}")
     if fc is None:
         fail(f"mpif90.{args.flavor} not found (scripts/bootstrap installs gfortran)")
@@ -463,6 +463,17 @@ def do_fortran(args, tmp):
             fail(f"{form}: call sites {where}, expected lines of {src}")
         if min(requests) < 1:
             fail(f"{form}: the MPI_Iallreduce is not among the program's requests: {requests}")
+        # The blocking in-place MPI_Allreduce of 1 MiB: routed to liboverlap on every rank
+        # (not under caller) and deferred where its glibc block owns its pages.
+        routed = sum(c["routed"] for r in doc["ranks"] for c in r["collective_sites"]
+                     if c["call"] == "MPI_Allreduce")
+        deferred = sum(s["deferred"] for s in sites if s["call"] == "MPI_Allreduce")
+        print(f"{form}: blocking MPI_Allreduce routed {routed}, deferred {deferred}")
+        if args.progress == "caller":
+            if routed:
+                fail(f"{form}: MPI_Allreduce routed {routed} times under caller")
+        elif routed != args.np or deferred < 1:
+            fail(f"{form}: MPI_Allreduce routed {routed} of {args.np}, deferred {deferred}")
 
 
 def do_unreached(args, tmp):
