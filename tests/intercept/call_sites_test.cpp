@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <set>
 #include <thread>
@@ -147,6 +148,35 @@ TEST(CallSites, NearbySitesSpreadOverTheCache) {
   for (std::uintptr_t i = 0; i < 64; ++i)
     used.insert(ovx_site_set(&cache, ovx_site_key(0, 0x401000 + 16 * i)));
   EXPECT_GE(used.size(), 12u);
+}
+
+// A blocking collective's site whose results are read at once (touched within the first
+// eighth of the run) is waited for after kAtOnceStreak such completions in a row, except
+// every kAtOnceProbe-th call; one completion read late starts the count again.
+TEST(CallSites, ResultsReadAtOnceStopDeferral) {
+  CallSites sites;
+  const auto complete = [&sites](double touch_after, double run) {
+    Completion c;
+    c.touched = touch_after < run;
+    c.touch_delay_s = c.touched ? touch_after : 0;
+    c.window_s = std::min(touch_after, run);
+    c.duration_s = run;
+    sites.completed(Call::allreduce, 0x40, c);
+  };
+  for (int i = 0; i < CallSites::kAtOnceStreak; ++i) {
+    EXPECT_FALSE(sites.observed_at_once(Call::allreduce, 0x40)) << i;
+    complete(0.001, 0.1);  // read after 1 % of the run
+  }
+  int waited = 0, deferred = 0;
+  for (std::uint64_t i = 0; i < 2 * CallSites::kAtOnceProbe; ++i)
+    (sites.observed_at_once(Call::allreduce, 0x40) ? waited : deferred) += 1;
+  EXPECT_EQ(deferred, 2);  // the probes
+  EXPECT_EQ(waited, static_cast<int>(2 * CallSites::kAtOnceProbe) - 2);
+  EXPECT_FALSE(sites.observed_at_once(Call::allreduce, 0x41));  // another site
+  complete(0.05, 0.1);  // a probe read at half the run: deferral pays again
+  EXPECT_FALSE(sites.observed_at_once(Call::allreduce, 0x40));
+  complete(0.2, 0.1);  // not touched before completion
+  EXPECT_FALSE(sites.observed_at_once(Call::allreduce, 0x40));
 }
 
 }  // namespace

@@ -23,8 +23,11 @@ std::uint64_t side_bytes(const Side& s) {
 // describes the result's bytes and `send_hull` the send side's, empty where none).
 std::optional<Reason> wait_reason(const RoutedBlocking& b, std::uint64_t send_bytes,
                                   std::uint64_t recv_bytes, Extent& recv_extent, Span& send_hull) {
-  if (!runtime().settings.families.collectives) return Reason::family_off;
+  Runtime& rt = runtime();
+  if (!rt.settings.families.collectives) return Reason::family_off;
   if (b.in_place_scatter) return Reason::in_place_scatter;
+  const auto site = reinterpret_cast<std::uintptr_t>(rt.shim->thread_state()->site);
+  if (rt.sites.observed_at_once(b.call, site)) return Reason::observed_at_once;
   // An error of liboverlap's collective is known only when it completes, after the call
   // returned: deferred only where the communicator's handler ends the job anyway.
   if (!communicator_fatal(b.comm)) return Reason::errors_return;

@@ -67,6 +67,8 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"sparse_type", "its datatype spans more than twice its data"},
     {"mpi_error", "MPI refused the call (its error returned to the program)"},
     {"in_place_scatter", "MPI_Reduce_scatter_block in place: its input outsizes its result"},
+    {"observed_at_once",
+     "its site's results were read at once (every 16th call is deferred again to look)"},
 };
 constexpr std::size_t kMaxSamples = 4096;
 }  // namespace
@@ -110,7 +112,8 @@ void CallSites::deferred(SiteCounters& mine, bool by_copy) {
 
 void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  SiteStats& s = at(call, site).stats;
+  Entry& e = at(call, site);
+  SiteStats& s = e.stats;
   s.window_min_s = s.completed == 0 ? c.window_s : std::min(s.window_min_s, c.window_s);
   s.window_max_s = std::max(s.window_max_s, c.window_s);
   s.completed += 1;
@@ -128,6 +131,7 @@ void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
   }
   s.faults += c.faults;
   s.stall_s += c.stall_s;
+  e.at_once = c.touched && c.touch_delay_s * 8 < c.duration_s ? e.at_once + 1 : 0;
   if (c.touched) {
     s.touched_before_completion += 1;
     TouchSite& t = s.touches[c.touch_pc];
@@ -135,6 +139,13 @@ void CallSites::completed(Call call, std::uintptr_t site, const Completion& c) {
     t.count += 1;
     t.delay_sum_s += c.touch_delay_s;
   }
+}
+
+bool CallSites::observed_at_once(Call call, std::uintptr_t site) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry& e = at(call, site);
+  if (e.at_once < kAtOnceStreak) return false;
+  return ++e.waited_at_once % kAtOnceProbe != 0;
 }
 
 std::vector<SiteStats> CallSites::snapshot() const {

@@ -60,8 +60,9 @@ enum class Reason {
   sparse_type,        // derived datatype spanning more than twice its data
   mpi_error,          // MPI refused the call (its error went back to the program)
   in_place_scatter,   // MPI_Reduce_scatter_block in place: its input outsizes its result
+  observed_at_once,   // collective: its site's results were read at once (CallSites)
 };
-inline constexpr int kReasonCount = 20;
+inline constexpr int kReasonCount = 21;
 std::string_view reason_name(Reason r);
 std::string_view reason_text(Reason r);
 
@@ -96,6 +97,7 @@ struct Completion {
   double touch_delay_s = 0;
   std::uint64_t faults = 0;
   double stall_s = 0;
+  double duration_s = 0;  // from the call's return to completion
 };
 
 // What every intercepted call adds to, per site and thread, and each thread's cache of
@@ -121,6 +123,14 @@ class CallSites {
   // A deferred call, counted on the calling thread's counters of its site.
   void deferred(SiteCounters& mine, bool by_copy);
   void completed(Call call, std::uintptr_t site, const Completion& c);
+  // Whether a blocking collective at this site should be waited for rather than deferred
+  // because the program reads its results at once: its last kAtOnceStreak completions
+  // were touched within the first eighth of their run (the deferral bought nothing and
+  // cost the copy, protection and placement). Every kAtOnceProbe-th such call is deferred
+  // anyway, to notice when the program changes its ways.
+  bool observed_at_once(Call call, std::uintptr_t site);
+  static constexpr int kAtOnceStreak = 3;
+  static constexpr std::uint64_t kAtOnceProbe = 16;
   std::vector<SiteStats> snapshot() const;
   // Names this object in the threads' caches (SiteCache entries' owner; never 0).
   std::uint64_t id() const { return id_; }
@@ -132,6 +142,8 @@ class CallSites {
   struct Entry {
     std::map<std::uint64_t, SiteCounters> counters;  // per thread (its serial)
     SiteStats stats;  // the rest, under mutex_ (only deferred transfers add to it)
+    int at_once = 0;  // completions in a row read at once (observed_at_once)
+    std::uint64_t waited_at_once = 0;
   };
   Entry& at(Call call, std::uintptr_t site);  // mutex_ held
   const std::uint64_t id_;  // names this object in the threads' caches (never reused)

@@ -252,6 +252,8 @@ void reap() {
         touched && touch > s.return_ns ? static_cast<double>(touch - s.return_ns) * 1e-9 : 0.0;
     c.faults = s.faults.load();
     c.stall_s = static_cast<double>(s.stall_ns.load()) * 1e-9;
+    c.duration_s =
+        s.complete_ns > s.return_ns ? static_cast<double>(s.complete_ns - s.return_ns) * 1e-9 : 0.0;
     rt.sites.completed(s.call, s.site, c);
     return_bounces(s);
   });
