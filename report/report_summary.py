@@ -222,6 +222,8 @@ def _metadata_table(run, nbc):
         ("MPI library", _library(md)),
         ("processes", fmt_int(md.get("processes"))),
         ("hosts", _hosts(md.get("hosts"))),
+        ("CPUs per rank", _rank_cpus(md.get("placement"))),
+        ("Slurm job", _slurm(md.get("placement"))),
         ("threads per rank", fmt_int(md.get("threads"))),
         ("dedicated cores", fmt_int(md.get("dedicated_cores"))),
         ("thread level", md.get("thread_level") or DASH),
@@ -247,6 +249,36 @@ def _library(md):
     extra = [x for x in (md.get("mpi_flavor"), md.get("mpi_standard") and
                          f"MPI {md['mpi_standard']}") if x]
     return f"{lib} ({', '.join(extra)})" if extra else lib
+
+
+def _rank_cpus(placement):
+    """Each rank's affinity mask at the start, grouped: 'rank 0: 0, rank 1: 1' or
+    'every rank: 0-15'. A dash in files written before placement was recorded."""
+    cpus = (placement or {}).get("cpus")
+    if not cpus:
+        return DASH
+    if len(set(cpus)) == 1:
+        return f"every rank: {cpus[0] or '?'}"
+    shown = ", ".join(f"rank {r}: {c or '?'}" for r, c in enumerate(cpus[:8]))
+    return shown + (f", … {len(cpus) - 8} more" if len(cpus) > 8 else "")
+
+
+def _slurm(placement):
+    """'job 4711 (step 0) on n[01-02]: 4 tasks, 2(x2) per node, 2 CPUs per task, bind
+    quiet,cores', or 'not under Slurm'."""
+    if not placement:
+        return DASH
+    job = placement.get("slurm")
+    if not job:
+        return "not under Slurm"
+    step = f" (step {job['step_id']})" if job.get("step_id") else " (no srun step)"
+    facts = [f"{job['tasks']} tasks" if job.get("tasks") else None,
+             f"{job['tasks_per_node']} per node" if job.get("tasks_per_node") else None,
+             f"{job['cpus_per_task']} CPUs per task" if job.get("cpus_per_task") else None,
+             f"bind {job['cpu_bind']}" if job.get("cpu_bind") else None,
+             f"partition {job['partition']}" if job.get("partition") else None]
+    return (f"job {job.get('job_id')}{step} on {job.get('node_list') or '?'}: "
+            + (", ".join(f for f in facts if f) or "no task layout given"))
 
 
 def _hosts(hosts):

@@ -55,6 +55,15 @@ def load_report(path, np_):
         fail(f"report header: {doc.get('schema_version')!r} {doc.get('benchmark')!r}")
     if doc["metadata"].get("processes") != np_ or len(doc["ranks"]) != np_:
         fail(f"report has {len(doc['ranks'])} ranks, ran {np_}")
+    # Each rank's affinity mask as a cpulist of this machine's CPUs; no Slurm job here.
+    online = os.cpu_count() or 1
+    for r in doc["ranks"]:
+        if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", r.get("cpus", "")) or any(
+                int(c) >= online for c in re.findall(r"\d+", r["cpus"])):
+            fail(f"rank {r['rank']}: cpus {r.get('cpus')!r} is not a cpulist of CPUs 0-{online - 1}")
+    if ("SLURM_JOB_ID" in os.environ) != (doc["metadata"].get("slurm") is not None):
+        fail(f"metadata.slurm {doc['metadata'].get('slurm')!r}, SLURM_JOB_ID "
+             f"{os.environ.get('SLURM_JOB_ID')!r}")
     return doc
 
 

@@ -72,6 +72,31 @@ def run(args):
             return json.load(f), proc.stdout
 
 
+def cpulist(text):
+    """The CPUs of a Linux cpulist ("0-3,6"), or None when it is not one."""
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            return None
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus or None
+
+
+def check_placement(meta, p):
+    """metadata.placement: each rank's affinity mask as a cpulist of this machine's CPUs
+    (the launcher may bind a rank to fewer), and no Slurm job outside one."""
+    placement = meta.get("placement") or {}
+    cpus = placement.get("cpus") or []
+    online = set(range(os.cpu_count() or 1))
+    sets = [cpulist(c) for c in cpus]
+    if len(cpus) != p or any(c is None or not c <= online for c in sets):
+        fail(f"metadata.placement.cpus {cpus}: expected {p} cpulists of CPUs 0-{max(online)}")
+    if ("SLURM_JOB_ID" in os.environ) != (placement.get("slurm") is not None):
+        fail(f"metadata.placement.slurm {placement.get('slurm')} with SLURM_JOB_ID "
+             f"{os.environ.get('SLURM_JOB_ID')!r}")
+
+
 def check(doc, stdout, args):
     p = args.np
     if doc.get("schema_version") != SCHEMA_VERSIONS["sync"] or doc.get("benchmark") != "sync":
@@ -87,6 +112,7 @@ def check(doc, stdout, args):
         fail(f"mpi_flavor {meta['mpi_flavor']}, built for {expect_flavor}")
     if args.expect_hosts and len(set(meta["hosts"])) != args.expect_hosts:
         fail(f"expected {args.expect_hosts} distinct hosts, got {meta['hosts']}")
+    check_placement(meta, p)
     doc = doc["points"][0]  # the run's record
     ranks = doc["ranks"]
     if [r["rank"] for r in ranks] != list(range(p)):

@@ -477,6 +477,28 @@ def check_single_and_titles(ck, report, env, tmp):
              f"--impl mpi,overlap: one run per implementation: {titles}")
     manifest, _ = load_manifest(ck, out)
     check_png(ck, out / "r_overhead_ibcast.png", overhead_px(2), manifest, must_have_grey=False)
+    check_placement(ck, report, env, tmp)
+
+
+def check_placement(ck, report, env, tmp):
+    """metadata.placement in the run's table: each rank's CPUs and the Slurm job; a file
+    without it (written before) shows a dash."""
+    doc = json.loads(NBC_B.read_text())
+    doc["metadata"]["placement"] = {
+        "cpus": ["0-1", "2-3"],
+        "slurm": {"job_id": "4711", "step_id": "0", "node_list": "n[01-02]", "nodes": 2,
+                  "tasks": 2, "tasks_per_node": "1", "cpus_per_task": 2,
+                  "cpu_bind": "quiet,cores", "partition": "debug"}}
+    (tmp / "placed.json").write_text(json.dumps(doc))
+    out = tmp / "placed"
+    p = run_report(report, [tmp / "placed.json", "-o", out], env)
+    summary = (out / "summary.md").read_text(encoding="utf-8") if p.returncode == 0 else ""
+    for words in ("rank 0: 0-1, rank 1: 2-3", "job 4711 (step 0) on n[01-02]",
+                  "2 CPUs per task", "bind quiet,cores"):
+        ck.check(words in summary, f"placement in the run's table: {words!r}")
+    old = (tmp / "single" / "summary.md").read_text(encoding="utf-8")
+    ck.check("| CPUs per rank | – |" in old,
+             "a file without placement shows a dash")
 
 
 def check_errors(ck, report, env, tmp):

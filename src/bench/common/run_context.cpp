@@ -76,6 +76,7 @@ RunContext collect_run_context(MPI_Comm comm, const std::string& clock_source,
   ctx.environment = mpi_environment();
   ctx.label = default_label(ctx.mpi_flavor, ctx.environment);
   ctx.overlap_run = agreed_overlap_run(comm);
+  ctx.placement = collect_placement(comm);
   return ctx;
 }
 
@@ -165,6 +166,10 @@ const Schema<RunContext>& run_context_schema() {
           .section("overlap_run", &C::overlap_run, overlap_run_settings_schema(),
                    "the run was under overlap-run, intercepting, with these settings (null "
                    "otherwise; files written before this field read as null)",
+                   true)
+          .section("placement", &C::placement, placement_schema(),
+                   "where the ranks ran: each rank's CPUs and the Slurm job (files written "
+                   "before this field read as null)",
                    true);
   return s;
 }

@@ -13,6 +13,7 @@
 #include "base/record_schema.hpp"
 #include "bench/common/global_clock.hpp"
 #include "bench/common/overlap_run_probe.hpp"
+#include "bench/common/placement.hpp"
 
 namespace overlap::bench {
 
@@ -33,6 +34,7 @@ struct RunContext {
   std::vector<std::string> thread_pus;  // rank 0: the PUs each computation thread is bound to
   std::optional<ClockSyncQuality> clock_sync;     // benchmarks on the global clock
   std::optional<OverlapRunSettings> overlap_run;  // under overlap-run (intercepting)
+  std::optional<Placement> placement;             // always set by collect_run_context
 };
 const Schema<RunContext>& run_context_schema();
 const Schema<ClockSyncQuality>& clock_sync_schema();
