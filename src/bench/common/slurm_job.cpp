@@ -45,7 +45,8 @@ std::optional<SlurmJob> slurm_job_from(
   j.node_list = get("SLURM_JOB_NODELIST").value_or("");
   j.nodes = number(get("SLURM_JOB_NUM_NODES"));
   j.tasks = number(get("SLURM_NTASKS"));
-  j.tasks_per_node = get("SLURM_NTASKS_PER_NODE").value_or(get("SLURM_TASKS_PER_NODE").value_or(""));
+  j.tasks_per_node =
+      get("SLURM_NTASKS_PER_NODE").value_or(get("SLURM_TASKS_PER_NODE").value_or(""));
   j.cpus_per_task = number(get("SLURM_CPUS_PER_TASK"));
   j.cpu_bind = get("SLURM_CPU_BIND").value_or("");
   j.partition = get("SLURM_JOB_PARTITION").value_or("");
