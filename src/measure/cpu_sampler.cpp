@@ -116,19 +116,6 @@ std::optional<KernelCounters> parse_proc_stat(std::string_view text, const std::
   return k;
 }
 
-std::string format_cpu_list(const std::set<int>& cpus) {
-  std::string out;
-  for (auto it = cpus.begin(); it != cpus.end();) {
-    const int first = *it;
-    int last = first;
-    while (++it != cpus.end() && *it == last + 1) ++last;
-    if (!out.empty()) out += ',';
-    out += std::to_string(first);
-    if (last > first) out += '-' + std::to_string(last);
-  }
-  return out;
-}
-
 std::string CpuSampler::kernel_id() {
   const auto text = read_file("/proc/sys/kernel/random/boot_id", 256);
   if (!text) return "";

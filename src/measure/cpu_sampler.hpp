@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cpu_list.hpp"
 #include "measure/cpu_accounting.hpp"
 
 namespace overlap::measure {
@@ -33,9 +34,8 @@ std::optional<long> parse_involuntary_switches(std::string_view text);
 std::optional<KernelCounters> parse_proc_stat(std::string_view text, const std::set<int>& cpus,
                                               double tick_s);
 
-// A CPU set as Linux writes one (cpulist): ascending, runs as ranges ("0-3,6,8-9");
-// "" for the empty set.
-std::string format_cpu_list(const std::set<int>& cpus);
+// A CPU set as Linux writes one (cpulist; base/cpu_list.hpp).
+using ::overlap::format_cpu_list;
 
 class CpuSampler {
  public:

@@ -1,10 +1,6 @@
 #include "bench/common/placement.hpp"
 
-#include <sched.h>
-
-#include <set>
-
-#include "measure/cpu_sampler.hpp"
+#include "base/cpu_list.hpp"
 
 namespace overlap::bench {
 
@@ -20,22 +16,12 @@ const Schema<Placement>& placement_schema() {
   return s;
 }
 
-std::string own_cpu_list() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return "";
-  std::set<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &mask)) cpus.insert(c);
-  return measure::format_cpu_list(cpus);
-}
-
 Placement collect_placement(MPI_Comm comm) {
   Placement p;
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
-  const std::string mine = own_cpu_list();
+  const std::string mine = affinity_cpu_list();
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
   MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
@@ -51,7 +37,8 @@ Placement collect_placement(MPI_Comm comm) {
     p.cpus.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
                                 static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
   // Rank 0's view: every rank records the same.
-  std::string job = rank == 0 && slurm_job() ? slurm_job_schema().to_json(*slurm_job()).dump() : "";
+  const std::optional<SlurmJob> own = rank == 0 ? slurm_job() : std::nullopt;
+  std::string job = own ? slurm_job_schema().to_json(*own).dump() : "";
   int job_len = static_cast<int>(job.size());
   MPI_Bcast(&job_len, 1, MPI_INT, 0, comm);
   job.resize(static_cast<std::size_t>(job_len));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/record_schema.hpp"
-#include "bench/common/slurm_job.hpp"
+#include "base/slurm_job.hpp"
 
 namespace overlap::bench {
 
@@ -22,7 +22,5 @@ const Schema<Placement>& placement_schema();
 
 // Collective over comm.
 Placement collect_placement(MPI_Comm comm);
-// The calling thread's affinity mask as a cpulist ("0-3,8"), "" when it cannot be read.
-std::string own_cpu_list();
 
 }  // namespace overlap::bench

@@ -1,17 +1,17 @@
 #include "intercept/report/run_report.hpp"
 
 #include <fmt/format.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <vector>
 
+#include "base/cpu_list.hpp"
+#include "base/slurm_job.hpp"
 #include "intercept/calls/collective_routes.hpp"
 #include "intercept/calls/partitioned_routes.hpp"
 #include "intercept/report/report_summary.hpp"
@@ -23,27 +23,6 @@
 namespace overlap::intercept {
 
 namespace {
-
-// This rank's affinity mask as a cpulist ("0-3,8"): the CPUs the launcher's or Slurm's
-// binding left it.
-std::string own_cpus() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return "";
-  std::string out;
-  for (int c = 0; c < CPU_SETSIZE;) {
-    if (!CPU_ISSET(c, &mask)) {
-      ++c;
-      continue;
-    }
-    int last = c;
-    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &mask)) ++last;
-    out +=
-        (out.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
-    c = last + 1;
-  }
-  return out;
-}
 
 using nlohmann::json;
 
@@ -121,7 +100,7 @@ json rank_json(Runtime& rt, int rank) {
   gethostname(host, sizeof host - 1);
   r["host"] = host;
   r["pid"] = rt.pid;
-  r["cpus"] = own_cpus();
+  r["cpus"] = affinity_cpu_list();  // the launcher's or Slurm's binding
   json sites = json::array();
   std::uint64_t faults = 0;
   double stall = 0;
@@ -162,20 +141,10 @@ json rank_json(Runtime& rt, int rank) {
 json metadata(Runtime& rt, int size) {
   json m;
   m["processes"] = size;
-  // The Slurm job the ranks ran in (docs/result-format.md, "placement.slurm"), or null.
-  if (const char* job = std::getenv("SLURM_JOB_ID"); job != nullptr && *job != '\0') {
-    const auto var = [](const char* name) {
-      const char* v = std::getenv(name);
-      return std::string(v != nullptr ? v : "");
-    };
-    m["slurm"] = {{"job_id", job},
-                  {"step_id", var("SLURM_STEP_ID")},
-                  {"node_list", var("SLURM_JOB_NODELIST")},
-                  {"cpus_per_task", var("SLURM_CPUS_PER_TASK")},
-                  {"cpu_bind", var("SLURM_CPU_BIND")}};
-  } else {
-    m["slurm"] = nullptr;
-  }
+  // The Slurm job the ranks ran in, as overlap-bench records it (metadata.placement.slurm),
+  // or null.
+  const std::optional<SlurmJob> job = slurm_job();
+  m["slurm"] = job ? slurm_job_schema().to_json(*job) : json(nullptr);
   m["mpi_flavor"] = OVERLAP_MPI_FLAVOR;
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;

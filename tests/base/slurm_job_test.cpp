@@ -1,12 +1,12 @@
 // The Slurm job a run records (metadata.placement.slurm): read from the SLURM_* variables
 // sbatch and srun set, absent outside a job, and round-tripped through its schema.
-#include "bench/common/slurm_job.hpp"
+#include "base/slurm_job.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-namespace overlap::bench {
+namespace overlap {
 namespace {
 
 std::optional<SlurmJob> job_of(const std::map<std::string, std::string>& env) {
@@ -61,4 +61,4 @@ TEST(SlurmJob, NtasksPerNodeWinsAndBadNumbersReadAsNotGiven) {
 }
 
 }  // namespace
-}  // namespace overlap::bench
+}  // namespace overlap

@@ -1,6 +1,7 @@
 // The Slurm job a run is part of, as Slurm tells its tasks (the SLURM_* variables sbatch,
-// salloc and srun set): recorded in every result's metadata so that a figure names the
-// allocation it came from. Pure: read from any variable lookup.
+// salloc and srun set): recorded in every result's metadata and in overlap-run's report,
+// so that a figure names the allocation it came from. slurm_job_from is pure (any
+// variable lookup); slurm_job() reads this process's environment.
 #pragma once
 
 #include <functional>
@@ -9,7 +10,7 @@
 
 #include "base/record_schema.hpp"
 
-namespace overlap::bench {
+namespace overlap {
 
 struct SlurmJob {
   std::string job_id;          // SLURM_JOB_ID
@@ -30,4 +31,4 @@ std::optional<SlurmJob> slurm_job_from(
 // From this process's environment.
 std::optional<SlurmJob> slurm_job();
 
-}  // namespace overlap::bench
+}  // namespace overlap

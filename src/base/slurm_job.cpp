@@ -1,8 +1,8 @@
-#include "bench/common/slurm_job.hpp"
+#include "base/slurm_job.hpp"
 
 #include <cstdlib>
 
-namespace overlap::bench {
+namespace overlap {
 namespace {
 
 int number(const std::optional<std::string>& text) {
@@ -61,4 +61,4 @@ std::optional<SlurmJob> slurm_job() {
   });
 }
 
-}  // namespace overlap::bench
+}  // namespace overlap
