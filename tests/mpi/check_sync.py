@@ -31,7 +31,7 @@ def fail(msg):
 # MPICH 4.0.2 with UCX 1.13 (Debian 12) often hangs in MPI_Finalize across TCP nodes, after the
 # program has finished (docs/emulated-cluster.md). On the cluster we bound the run; a timeout
 # is then accepted only if the results file is complete, and said loudly.
-FINALIZE_TIMEOUT_S = 90
+FINALIZE_TIMEOUT_S = 45
 TIMED_OUT = 124
 
 

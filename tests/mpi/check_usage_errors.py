@@ -5,6 +5,7 @@ Runs each case directly (singleton) and under mpiexec with several ranks; under 
 line must appear once (rank 0 prints it), and the launcher must return 2.
 """
 import argparse
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -95,17 +96,23 @@ def main():
     launch = [args.mpiexec, "-n", str(args.np)]
     if args.flavor == "openmpi":
         launch.insert(1, "--oversubscribe")
-    failures = 0
+
+    def check(cmd, needle):
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
+        ok = p.returncode == 2 and len(ours) == 1 and needle in ours[0]
+        shown = " ".join(a if a else "''" for a in cmd)
+        return ok, ("ok   " if ok else "FAIL ") + shown + f"  -> rc={p.returncode} {ours}"
+
     with tempfile.TemporaryDirectory() as tmp:
-        for argv, needle in CASES + file_cases(tmp):
-            for prefix in ([], launch):
-                cmd = prefix + [args.bench] + argv
-                p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-                ours = [l for l in p.stderr.splitlines() if l.startswith("overlap-bench:")]
-                ok = p.returncode == 2 and len(ours) == 1 and needle in ours[0]
-                shown = " ".join(a if a else "''" for a in cmd)
-                print(("ok   " if ok else "FAIL ") + shown + f"  -> rc={p.returncode} {ours}")
-                failures += not ok
+        runs = [(prefix + [args.bench] + argv, needle)
+                for argv, needle in CASES + file_cases(tmp) for prefix in ([], launch)]
+        # Each run is a process start and a refusal: mostly waiting, so a few at a time.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            results = list(pool.map(lambda r: check(*r), runs))
+    for _, line in results:
+        print(line)
+    failures = sum(not ok for ok, _ in results)
     sys.exit(1 if failures else 0)
 
 
