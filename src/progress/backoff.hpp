@@ -16,6 +16,8 @@ struct BackoffConfig {
   // A submission ends the current pause at once. Off by default until measured on a
   // quiet machine (docs/liboverlap.md, "Engine changes of issue 13").
   bool wake_on_submit = false;
+  // No pass while the application passes itself (ProgressThread::run_shared).
+  bool stand_down = true;
 };
 
 class Backoff {

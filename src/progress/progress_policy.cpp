@@ -73,6 +73,9 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   long wake = r.config.backoff.wake_on_submit ? 1 : 0;
   if (!read_int("OVERLAP_SHARED_WAKE_ON_SUBMIT", 0, 1, wake, r.error)) return r;
   r.config.backoff.wake_on_submit = wake == 1;
+  long stand_down = r.config.backoff.stand_down ? 1 : 0;
+  if (!read_int("OVERLAP_SHARED_STAND_DOWN", 0, 1, stand_down, r.error)) return r;
+  r.config.backoff.stand_down = stand_down == 1;
   if (max_us < min_us) {
     r.error = "OVERLAP_SHARED_MAX_SLEEP_US=" + std::to_string(max_us) +
               " is below OVERLAP_SHARED_MIN_SLEEP_US=" + std::to_string(min_us);

@@ -1,8 +1,8 @@
 // Which progress strategy the engine runs, chosen through the API or the environment
 // (OVERLAP_PROGRESS, OVERLAP_PROGRESS_CORE, OVERLAP_SHARED_MIN_SLEEP_US,
 // OVERLAP_SHARED_MAX_SLEEP_US, OVERLAP_SHARED_TIMER_SLACK_NS,
-// OVERLAP_SHARED_WAKE_ON_SUBMIT, OVERLAP_CALLER_RESCUE_MS). Parsing
-// only; nothing here starts a thread.
+// OVERLAP_SHARED_WAKE_ON_SUBMIT, OVERLAP_SHARED_STAND_DOWN, OVERLAP_CALLER_RESCUE_MS).
+// Parsing only; nothing here starts a thread.
 #pragma once
 
 #include <optional>

@@ -16,7 +16,11 @@ inline void cpu_relax() {
 #endif
 }
 
-void name_this_thread() { pthread_setname_np(pthread_self(), "ovx-progress"); }
+// Names the thread and tells the scheduler its passes are not the application's.
+void name_this_thread() {
+  pthread_setname_np(pthread_self(), "ovx-progress");
+  Scheduler::mark_progress_thread();
+}
 // Also named by its creator, so it carries the name once the engine has started (the
 // interception's fault handler and tests recognise the engine's thread by it).
 void name_thread(std::jthread& t) { pthread_setname_np(t.native_handle(), "ovx-progress"); }
@@ -80,8 +84,8 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(),        busy_passes_.load(),     sleeps_.load(),
-          rescue_passes_.load(), woken_by_submit_.load(), hurried_passes_.load()};
+  return {passes_.load(),          busy_passes_.load(),    sleeps_.load(),    rescue_passes_.load(),
+          woken_by_submit_.load(), hurried_passes_.load(), stood_down_.load()};
 }
 
 int ProgressThread::pass() {
@@ -130,11 +134,20 @@ void ProgressThread::run_dedicated(std::stop_token stop) {
 void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
   scheduler_.ring_on_submit(config.wake_on_submit);
+  std::uint64_t calls_seen = scheduler_.application_calls();
   while (scheduler_.wait_for_work(stop)) {
     // Noted before the pass: what is submitted during it (e.g. by a completion callback)
     // waits in the inbox for the next pass, so it must cut the pause short too.
     const std::uint64_t seen = scheduler_.submissions();
-    const int work = pass();
+    // The application called progress since this thread last looked: it is inside MPI
+    // (waiting on a collective, or in a call that runs MPI's progress hook) and passes
+    // itself. Stand down: no pass, a longer pause, until its calls stop. A hurried
+    // scheduler has a waiter that cannot pass, so the thread never stands down then.
+    const std::uint64_t calls = scheduler_.application_calls();
+    const bool driven = config.stand_down && calls != calls_seen && !scheduler_.hurried();
+    calls_seen = calls;
+    if (driven) stood_down_.fetch_add(1, std::memory_order_relaxed);
+    const int work = driven ? 0 : pass();
     if (scheduler_.in_flight() == 0) {
       backoff.reset();  // the next submission is served at once by wait_for_work
       continue;

@@ -34,6 +34,7 @@ struct ThreadStats {
   std::uint64_t rescue_passes = 0;
   std::uint64_t woken_by_submit = 0;  // shared: pauses cut short by a submission
   std::uint64_t hurried_passes = 0;   // shared: passes made without pausing (hurried)
+  std::uint64_t stood_down = 0;       // shared: wake-ups without a pass (the application passed)
 };
 
 // What the owner wants the thread to do besides passes.
@@ -80,7 +81,7 @@ class ProgressThread {
   std::string error_;
   int bound_core_ = -1;
   std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0}, rescue_passes_{0},
-      woken_by_submit_{0}, hurried_passes_{0};
+      woken_by_submit_{0}, hurried_passes_{0}, stood_down_{0};
   std::mutex pause_mu_;
   std::condition_variable_any pause_cv_;
   std::jthread thread_;  // last: starts once the members it uses exist

@@ -9,7 +9,10 @@ namespace {
 // Depth of progress passes on this thread (over all schedulers): a pass calls MPI_Testsome,
 // which may call our MPI hook, which must not start a nested pass.
 thread_local int pass_depth = 0;
+thread_local bool progress_thread = false;
 }  // namespace
+
+void Scheduler::mark_progress_thread() { progress_thread = true; }
 
 void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {
   {
@@ -57,6 +60,7 @@ bool Scheduler::release_hold() {
 
 int Scheduler::progress() {
   if (pass_depth > 0) return 0;
+  if (!progress_thread) application_calls_.fetch_add(1, std::memory_order_acq_rel);
   std::unique_lock pass(pass_, std::try_to_lock);
   if (!pass.owns_lock()) return 0;
   return run_pass();
@@ -111,9 +115,15 @@ int Scheduler::test_all() {
     if (!watches_[i].finished) entries_.push_back(Entry{watches_[i].tester, nullptr, i});
   }
   if (entries_.empty()) return 0;
-  // One test per kind of transport; in practice there is one (MPI).
-  std::stable_sort(entries_.begin(), entries_.end(),
-                   [](const Entry& a, const Entry& b) { return a.tester < b.tester; });
+  // One test per kind of transport; in practice there is one (MPI), and then nothing is
+  // sorted (std::stable_sort allocates a buffer on every call).
+  const bool one_tester = std::all_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
+    return e.tester == entries_.front().tester;
+  });
+  if (!one_tester) {
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.tester < b.tester; });
+  }
   int work = 0;
   for (std::size_t begin = 0; begin < entries_.size();) {
     std::size_t end = begin + 1;

@@ -53,6 +53,16 @@ class Scheduler {
   // One pass. Returns 0 when another thread is doing the pass, or when called again from
   // inside a pass (MPI progress hooks can re-enter through MPI_Test).
   int progress();
+  // Calls of progress() from threads that are not a progress thread (MPI_Wait/Test on a
+  // collective, MPI's progress hook), whether or not they got the pass. While they keep
+  // coming the application's own MPI calls are progressing everything, and a `shared`
+  // thread stays out of MPI (docs/liboverlap.md, "Standing down").
+  std::uint64_t application_calls() const {
+    return application_calls_.load(std::memory_order_acquire);
+  }
+  // Marks the calling thread as a progress thread: its progress() calls are not the
+  // application's.
+  static void mark_progress_thread();
   // Graphs and watched requests submitted and not yet complete, plus holds.
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
   // Passes done so far, by any thread (a waiter can tell whether someone else just did
@@ -134,6 +144,7 @@ class Scheduler {
   std::vector<Watch> watch_inbox_;                 // guarded by inbox_mu_
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::uint64_t> passes_{0};
+  std::atomic<std::uint64_t> application_calls_{0};
   std::atomic<std::uint64_t> submissions_{0};  // written under inbox_mu_
   std::atomic<int> holds_{0};                  // written under inbox_mu_
   std::atomic<RequestTester*> hold_tester_{nullptr};

@@ -7,7 +7,10 @@
 
 namespace overlap::progress {
 
-TaskGraph::TaskGraph(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {}
+TaskGraph::TaskGraph(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {
+  tasks_.reserve(8);  // a small collective's tasks in one allocation
+  on_complete_.reserve(3);
+}
 
 TaskId TaskGraph::add(Task task, std::initializer_list<TaskId> after) {
   const auto id = static_cast<TaskId>(tasks_.size());
@@ -102,6 +105,9 @@ void TaskGraph::release(const Task& t) {
 
 void TaskGraph::open() {
   started_ = true;
+  ready_.reserve(tasks_.size());
+  local_.reserve(tasks_.size());
+  running_.reserve(tasks_.size());
   for (const Task& t : tasks_) for_each_scratch(t, [](Scratch& s) { ++s.users; });
   for (TaskId id = 0; id < tasks_.size(); ++id) {
     if (tasks_[id].waiting_on == 0) {

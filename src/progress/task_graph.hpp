@@ -10,13 +10,13 @@
 
 #include <atomic>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "progress/id_queue.hpp"
 #include "progress/task.hpp"
 #include "progress/transport.hpp"
 
@@ -117,8 +117,8 @@ class TaskGraph {
   std::vector<Task> tasks_;
   std::vector<Scratch> scratch_;
   std::size_t scratch_live_bytes_ = 0;
-  std::deque<TaskId> ready_;
-  std::deque<TaskId> local_;  // reductions and copies started and not finished
+  IdQueue ready_;
+  IdQueue local_;  // reductions and copies started and not finished
   std::vector<TaskId> running_;
   std::size_t finished_ = 0;
   bool started_ = false;

@@ -426,6 +426,59 @@ TEST(Engine, HurriedSharedThreadPassesWithoutPausingUntilUnhurried) {
       << "the stop did not end the progress thread's pause";
 }
 
+// While the application passes itself (MPI_Wait on a collective, MPI's progress hook),
+// a shared thread makes no pass of its own: on a core it shares with the caller both
+// would only contend. Once the application stops, the thread passes again.
+TEST(Engine, SharedThreadStandsDownWhileTheApplicationPasses) {
+  for (const bool stand_down : {true, false}) {
+    EngineConfig config;
+    config.policy = ProgressPolicy::shared;
+    config.backoff.min_sleep = 2ms;
+    config.backoff.max_sleep = 2ms;
+    config.backoff.stand_down = stand_down;
+    ProgressEngine e(config);
+    testing::FakeNetwork net(2);
+    Exchange stuck(net, 0, 1, 0, 1);  // no sender: stays in flight
+    e.submit(stuck.receiver);
+    ASSERT_TRUE(wait_until([&] { return e.thread_stats().passes >= 1; }));
+    const auto before = e.thread_stats();
+    // The application passes continuously for 20 of the thread's pauses.
+    const auto until = std::chrono::steady_clock::now() + 40ms;
+    while (std::chrono::steady_clock::now() < until) {
+      e.progress();
+      std::this_thread::yield();
+    }
+    const auto during = e.thread_stats();
+    if (stand_down) {
+      // At most the pass under way when the application started.
+      EXPECT_LE(during.passes, before.passes + 1);
+      EXPECT_GE(during.stood_down, before.stood_down + 5);
+      // The application stops: the thread passes again.
+      EXPECT_TRUE(wait_until([&] { return e.thread_stats().passes >= during.passes + 2; }));
+    } else {
+      EXPECT_EQ(during.stood_down, 0u);
+      EXPECT_GE(during.passes, before.passes + 5) << "without standing down it keeps passing";
+    }
+    Scheduler other;
+    other.submit(stuck.sender);
+    other.progress();
+    EXPECT_TRUE(wait_until([&] { return stuck.receiver->complete(); }));
+  }
+}
+
+TEST(Scheduler, ProgressFromAProgressThreadIsNotTheApplications) {
+  Scheduler s;
+  EXPECT_EQ(s.application_calls(), 0u);
+  s.progress();
+  EXPECT_EQ(s.application_calls(), 1u);
+  std::jthread engine_like([&] {
+    Scheduler::mark_progress_thread();
+    s.progress();
+  });
+  engine_like.join();
+  EXPECT_EQ(s.application_calls(), 1u);
+}
+
 TEST(Scheduler, SleepUnlessSubmittedSeesASubmitBeforeTheSleep) {
   Scheduler s;
   s.ring_on_submit(true);
@@ -582,6 +635,10 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   EXPECT_EQ(config_from_environment(std::nullopt).error,
             "OVERLAP_SHARED_WAKE_ON_SUBMIT='2' is not an integer in 0..1");
   unsetenv("OVERLAP_SHARED_WAKE_ON_SUBMIT");
+  EXPECT_TRUE(config_from_environment(std::nullopt).config.backoff.stand_down);
+  setenv("OVERLAP_SHARED_STAND_DOWN", "0", 1);
+  EXPECT_FALSE(config_from_environment(std::nullopt).config.backoff.stand_down);
+  unsetenv("OVERLAP_SHARED_STAND_DOWN");
   unsetenv("OVERLAP_PROGRESS");
 }
 
