@@ -62,6 +62,14 @@ int OVX_Get_progress(OVX_Progress* policy);
 int OVX_Poll(int* work);
 /* "caller", "shared", "dedicated" or "default". */
 const char* OVX_Progress_name(OVX_Progress policy);
+/* The algorithm liboverlap's collective `collective` ("bcast", "reduce", "allreduce",
+ * "allgather", "alltoall", "gather", "scatter", "reduce_scatter_block", "barrier") runs on
+ * `size` ranks for `bytes` bytes of `count` elements (the vector of a reduction, one rank's
+ * block of the others, the buffer of bcast), as the cost model chooses it or
+ * OVERLAP_ALGORITHMS forces it: a static string ("recursive_doubling", "ring", ...),
+ * "local" on one rank, "none" without data; NULL for an unknown collective, a bad
+ * argument or a malformed OVERLAP_ALGORITHMS. Local, no MPI call. */
+const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count count, int size);
 /* Gives up a collective without waiting for it to complete (error paths, e.g. C++
  * exception unwinding, where waiting could hang): its receives are cancelled, and it
  * returns once they are gone (a receive already matched finishes instead; at most 10 s),

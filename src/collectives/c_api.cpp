@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "collectives/algorithm_choice.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/application_use.hpp"
 #include "collectives/buffer_layout.hpp"
@@ -79,6 +80,8 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
   *request = MPI_REQUEST_NULL;
   if (Refusal r = check(ctx->rank(), ctx->size()); !r.empty())
     return fail(fn, comm, r.kind, r.text);
+  if (const std::string& bad = collectives::forced_algorithms().error; !bad.empty())
+    return fail(fn, comm, ErrorKind::argument, bad);
 
   auto graph = std::make_shared<TaskGraph>(
       std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->tag_base(seq), ctx));
@@ -170,6 +173,9 @@ BlockArgs block_args(const Side& block, const Side& other, int size) {
 }
 
 const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nullptr : buf; }
+
+// OVERLAP_ALGORITHMS (run_collective refuses every call while it is malformed).
+const collectives::ForcedAlgorithms& forced() { return collectives::forced_algorithms().forced; }
 
 // Element counts of checked (non-negative) arguments, for the typemap shadows.
 using Shadow = collectives::TypemapShadow;
@@ -266,6 +272,14 @@ int OVX_Request_abandon(MPI_Request* request) {
   return progress::abandon_generalized_request(request);
 }
 
+const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count count, int size) {
+  if (collective == nullptr || bytes < 0 || count < 0 || size < 1) return nullptr;
+  const auto& forced = collectives::forced_algorithms();
+  if (!forced.error.empty()) return nullptr;
+  return collectives::algorithm_name(collective, static_cast<std::size_t>(bytes),
+                                     static_cast<std::size_t>(count), size, forced.forced);
+}
+
 const char* OVX_Progress_name(OVX_Progress policy) {
   switch (policy) {
     case OVX_PROGRESS_CALLER:
@@ -298,7 +312,8 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
       [&](TaskGraph& g, Group grp) {
         Shadow buf(g, buffer, to_size(count), datatype,
                    grp.rank == root ? Shadow::Use::read : Shadow::Use::write, Moved{true});
-        collectives::build_ibcast(g, buf.buffer(), layout.bytes, root, grp);
+        collectives::build_ibcast(g, buf.buffer(), layout.bytes, root, grp,
+                                  collectives::bcast_algorithm(layout.bytes, grp.size, forced()));
         buf.finish();
       });
 }
@@ -320,7 +335,9 @@ int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const auto n = to_size(count);
         Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
         Shadow out(g, grp.rank == root ? recvbuf : nullptr, n, datatype, output_use(sendbuf));
-        collectives::build_ireduce(g, in.buffer(), out.buffer(), n, a.kernel, root, grp);
+        collectives::build_ireduce(
+            g, in.buffer(), out.buffer(), n, a.kernel, root, grp,
+            collectives::reduce_algorithm(n * a.kernel.elem_size, n, grp.size, forced()));
         out.finish();
         in.finish();
       });
@@ -339,7 +356,9 @@ int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         const auto n = to_size(count);
         Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
         Shadow out(g, recvbuf, n, datatype, output_use(sendbuf));
-        collectives::build_iallreduce(g, in.buffer(), out.buffer(), n, a.kernel, grp);
+        collectives::build_iallreduce(
+            g, in.buffer(), out.buffer(), n, a.kernel, grp,
+            collectives::allreduce_algorithm(n * a.kernel.elem_size, n, grp.size, forced()));
         out.finish();
         in.finish();
       });
@@ -359,7 +378,9 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         Shadow in(g, sendbuf, to_size(sendcount), sendtype, Shadow::Use::read,
                   Moved{sendbuf != MPI_IN_PLACE});
         Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf), Moved{true});
-        collectives::build_iallgather(g, in.buffer(), out.buffer(), b.block, grp);
+        collectives::build_iallgather(
+            g, in.buffer(), out.buffer(), b.block, grp,
+            collectives::allgather_algorithm(b.block, grp.size, forced()));
         out.finish();
         in.finish();
       });
@@ -411,7 +432,8 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                   Moved{sendbuf != MPI_IN_PLACE});
         Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf),
                    Moved{grp.rank == root});
-        collectives::build_igather(g, in.buffer(), out.buffer(), block, root, grp);
+        collectives::build_igather(g, in.buffer(), out.buffer(), block, root, grp,
+                                   collectives::gather_algorithm(block, grp.size, forced()));
         out.finish();
         in.finish();
       });
@@ -444,7 +466,8 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                   Moved{grp.rank == root});
         Shadow out(g, recvbuf, to_size(recvcount), recvtype, Shadow::Use::write,
                    Moved{recvbuf != MPI_IN_PLACE});
-        collectives::build_iscatter(g, in.buffer(), out.buffer(), block, root, grp);
+        collectives::build_iscatter(g, in.buffer(), out.buffer(), block, root, grp,
+                                    collectives::scatter_algorithm(block, grp.size, forced()));
         out.finish();
         in.finish();
       });
@@ -468,7 +491,9 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                   Shadow::Use::read);
         Shadow out(g, recvbuf, sendbuf == MPI_IN_PLACE ? blocks(recvcount, grp) : n, datatype,
                    output_use(sendbuf));
-        collectives::build_ireduce_scatter_block(g, in.buffer(), out.buffer(), n, a.kernel, grp);
+        collectives::build_ireduce_scatter_block(g, in.buffer(), out.buffer(), n, a.kernel, grp,
+                                                 collectives::reduce_scatter_block_algorithm(
+                                                     n * a.kernel.elem_size, grp.size, forced()));
         out.finish(n);
         in.finish();
       });

@@ -13,8 +13,8 @@ import csv
 import json
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, flat_fields, is_num,
-                     launcher, main_frame, mpi_env, run)
+from mpitest import (argument_parser, check_algorithm, check_result_header, close, fail,
+                     flat_fields, is_num, launcher, main_frame, mpi_env, run)
 
 OPS = ["bcast", "allreduce", "barrier"]
 SIZES = "1KiB,16KiB"
@@ -23,8 +23,10 @@ MAX_BATCHES = 4  # coll tries at most 4 x iterations windows
 SPREADS = ("latency", "slowest")
 
 
+
 def check_point(p, nranks):
     where = f"point {p['impl']} {p['op']} {p['requested_bytes']}"
+    check_algorithm(p, where, nranks)
     if p["windows"] != (p["iterations"] + p["late_windows"] + p["overrun_windows"]
                         + p["restarted_windows"]) or p["restarted_windows"] < 0:
         fail(f"{where}: {p['windows']} windows tried, {p['iterations']} kept + "

@@ -11,8 +11,8 @@ import csv
 import json
 import os
 
-from mpitest import (argument_parser, check_result_header, close, fail, flat_fields, is_num,
-                     keyed_points, launcher, main_frame, mpi_env, run)
+from mpitest import (argument_parser, check_algorithm, check_result_header, close, fail,
+                     flat_fields, is_num, keyed_points, launcher, main_frame, mpi_env, run)
 
 OPS = ["ibcast", "iallreduce"]
 SIZES = "64KiB:256KiB"
@@ -33,8 +33,10 @@ def check_header(doc, args):
             fail(f"config.{key} {cfg.get(key)!r}, asked for {value!r}")
 
 
-def check_point(p):
+
+def check_point(p, nranks):
     where = f"point {p.get('impl')} {p.get('op')} {p.get('requested_bytes')}"
+    check_algorithm(p, where, nranks)
     if p.get("valid") is not True:
         fail(f"{where}: not valid ({p.get('invalid_reason')!r})")
     if p.get("invalid_reason") != "":
@@ -56,12 +58,12 @@ def check_point(p):
         fail(f"{where}: not p25 {p25} <= median {median} <= p75 {p75}")
 
 
-def check_points(doc):
+def check_points(doc, nranks):
     points = keyed_points(doc, ("op", "requested_bytes", "impl"),
                           {(op, size, impl) for op in OPS for size in SIZES_BYTES
                            for impl in IMPLS})
     for p in points.values():
-        check_point(p)
+        check_point(p, nranks)
     for op in OPS:
         for size in SIZES_BYTES:
             mpi, ovx = points[(op, size, "mpi")], points[(op, size, "overlap")]
@@ -111,7 +113,7 @@ def measure(args, env, tmp):
     with open(out) as f:
         doc = json.load(f)
     check_header(doc, args)
-    check_points(doc)
+    check_points(doc, args.np)
     check_csv(table, doc)
     check_console(p.stdout)
     print(f"{len(doc['points'])} points checked")

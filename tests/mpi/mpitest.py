@@ -21,6 +21,28 @@ def fail(msg):
     raise Failure(msg)
 
 
+# What liboverlap may report per collective (OVX_Algorithm); MPI's own points report none.
+ALGORITHMS = {
+    "bcast": {"binomial", "scatter_allgather"}, "reduce": {"binomial", "reduce_scatter_gather"},
+    "allreduce": {"recursive_doubling", "rabenseifner", "ring"}, "allgather": {"bruck", "ring"},
+    "alltoall": {"pairwise"}, "gather": {"binomial", "linear"}, "scatter": {"binomial", "linear"},
+    "reduce_scatter_block": {"recursive_halving", "ring"}, "barrier": {"dissemination"},
+}
+
+
+def check_algorithm(p, where, nranks):
+    op = p["op"][1:] if p["op"].startswith("i") and p["op"][1:] in ALGORITHMS else p["op"]
+    got = p.get("algorithm")
+    if p["impl"] == "mpi":
+        if got != "":
+            fail(f"{where}: algorithm {got!r} on MPI's own point")
+    elif nranks > 1 and got not in ALGORITHMS[op]:
+        fail(f"{where}: algorithm {got!r}, expected one of {sorted(ALGORITHMS[op])}")
+    elif nranks == 2 and op == "allreduce" and got != "recursive_doubling":
+        fail(f"{where}: algorithm {got!r} on 2 ranks, expected recursive_doubling")
+
+
+
 def is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -30,7 +52,7 @@ def close(a, b, rel=1e-9):
 
 
 # The schema version each benchmark writes (docs/result-format.md).
-SCHEMA_VERSIONS = {"sync": 2, "nbc": 6, "impact": 3, "latency": 2, "coll": 2, "progress": 2,
+SCHEMA_VERSIONS = {"sync": 2, "nbc": 6, "impact": 3, "latency": 3, "coll": 3, "progress": 2,
                    "part": 2, "p2p": 5}
 
 KINDS = {

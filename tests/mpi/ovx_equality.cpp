@@ -1,7 +1,7 @@
 // ovx-equality: every OVX_* collective gives what MPI's own collective gives.
 //
 //   mpiexec -n P ovx-equality caller|shared|dedicated [--seed S] [--cases N] [--timeout SEC]
-//                             [--max-count N] [--keep-engine] [--padded]
+//                             [--max-count N] [--keep-engine] [--padded] [--expect OP=ALG]...
 //
 // Rank 0 draws each case (collective, count including 0 and up to 100k elements, root,
 // datatype/operation, in-place or not, communicator, how to complete) from one seed and
@@ -23,8 +23,10 @@
 //      into halves, completed by a single MPI_Waitall;
 //  (b) OVX requests mixed with MPI_Isend/MPI_Irecv pairs and a native MPI_Iallreduce in
 //      one MPI_Waitall (or an MPI_Testall loop).
-// Exit status 0 when everything matched; 1 with a message naming the case on the first
-// mismatch; MPI_Abort (nonzero) when a call fails or nothing completes within --timeout.
+// --expect OP=ALG (run with OVERLAP_ALGORITHMS forcing ALG): OVX_Algorithm must name ALG for
+// OP at 100000 eight-byte elements on P ranks, so a forced run cannot pass by running the
+// model's choice. Exit status 0 when everything matched; 1 with a message naming the case on the
+// first mismatch; MPI_Abort (nonzero) when a call fails or nothing completes within --timeout.
 #include <overlap/overlap.h>
 
 #include <mpi.h>
@@ -43,6 +45,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ovx_cases.hpp"
@@ -62,6 +65,7 @@ struct Options {
   int max_total = 100000;
   bool keep_engine = false;  // leave the engine's shutdown to MPI_Finalize
   bool padded = false;       // also MPI_DOUBLE_INT, a pair type with a gap
+  std::vector<std::pair<std::string, std::string>> expect;  // OP, the algorithm OVX_Algorithm names
 };
 
 // ---------------------------------------------------------------------------------------
@@ -105,6 +109,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.timeout_s = static_cast<int>(v);
     } else if (opt == "--max-count" && parse_int(value, 0, 10000000, v)) {
       o.max_total = static_cast<int>(v);
+    } else if (const char* eq = std::strchr(value, '='); opt == "--expect" && eq != nullptr) {
+      o.expect.emplace_back(std::string(value, eq), std::string(eq + 1));
     } else {
       return false;
     }
@@ -147,7 +153,8 @@ int main(int argc, char** argv) {
     if (g_rank == 0) {
       std::fprintf(stderr,
                    "usage: ovx-equality caller|shared|dedicated [--seed S] [--cases N] "
-                   "[--timeout SEC] [--max-count N] [--keep-engine] [--padded]\n");
+                   "[--timeout SEC] [--max-count N] [--keep-engine] [--padded] "
+                   "[--expect OP=ALG]...\n");
     }
     MPI_Finalize();
     return 2;
@@ -179,11 +186,21 @@ int main(int argc, char** argv) {
     std::vector<MPI_Comm> comms = make_comms();
     const std::vector<Combo> combos = make_combos(o.padded);
     Context ctx{MPI_COMM_WORLD, o.max_total, combos, comms, Rng(g_seed)};
+    bool expected = true;
+    for (const auto& [op, alg] : o.expect) {
+      const char* runs = OVX_Algorithm(op.c_str(), 800000, 100000, g_size);
+      if (runs == nullptr || alg != runs) {
+        expected = false;
+        if (g_rank == 0)
+          std::fprintf(stderr, "FAIL: OVX_Algorithm(%s) says %s, not %s\n", op.c_str(),
+                       runs == nullptr ? "NULL" : runs, alg.c_str());
+      }
+    }
     if (in_use != o.policy) {
       if (g_rank == 0)
         std::fprintf(stderr, "FAIL: OVX_Get_progress says %s, not %s\n", OVX_Progress_name(in_use),
                      o.policy_name);
-    } else {
+    } else if (expected) {
       ok = run_all(o, ctx);
     }
     MPI_Comm_free(&comms[1]);

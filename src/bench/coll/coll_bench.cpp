@@ -318,6 +318,7 @@ std::vector<CollPoint> CollRun::measure(const CollPoint& key) {
     p.requested_bytes = key.requested_bytes;
     p.element_bytes = element;
     p.msg_bytes = elements * element;
+    p.algorithm = liboverlap_algorithm(key.op, p.impl, p.msg_bytes, clock_.size());
     if (!why.empty()) p.invalid_reason = why;
     points.push_back(p);
   }

@@ -34,6 +34,7 @@ struct CollPoint {
   long requested_bytes = 0;
   long msg_bytes = 0;
   int element_bytes = 1;
+  std::string algorithm;  // liboverlap's (OVX_Algorithm); empty for MPI's own
   bool valid = false;
   std::string invalid_reason;
   int windows = 0;                         // tried
@@ -59,7 +60,7 @@ const Schema<CollPoint>& coll_point_schema();
 
 // 2 (issue 24): restarted_windows; an overrun widens the window and restarts the sample;
 // times converted after the point's re-sync, by interpolation
-inline constexpr int kCollSchemaVersion = 2;
+inline constexpr int kCollSchemaVersion = 3;  // 3: algorithm
 
 inline const ResultKind<CollConfig, CollPoint> kCollResult{
     "coll",

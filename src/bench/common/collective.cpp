@@ -72,6 +72,14 @@ const NonblockingCalls kOverlapCalls{
 
 int element_bytes(Collective op) { return is_reduction(op) ? static_cast<int>(sizeof(double)) : 1; }
 
+std::string liboverlap_algorithm(Collective op, Implementation impl, long msg_bytes, int size) {
+  if (impl != Implementation::overlap) return "";
+  const long count = msg_bytes / element_bytes(op);
+  const char* name =
+      OVX_Algorithm(std::string(kBlockingNames.name(op)).c_str(), msg_bytes, count, size);
+  return name == nullptr ? "" : name;
+}
+
 CollectiveCall::CollectiveCall(Collective op, Implementation impl, MPI_Comm comm)
     : op_(op), impl_(impl), comm_(comm) {
   MPI_Comm_size(comm, &size_);

@@ -56,6 +56,10 @@ inline constexpr EnumNames<Collective, 9> kBlockingNames{
 // Bytes per element: 8 (MPI_DOUBLE) for the reductions, 1 (MPI_BYTE) for the rest.
 int element_bytes(Collective op);
 
+// The algorithm liboverlap runs `op` with for `msg_bytes` per rank on `size` ranks
+// (OVX_Algorithm); empty for MPI's own, whose choice nobody reports.
+std::string liboverlap_algorithm(Collective op, Implementation impl, long msg_bytes, int size);
+
 // One collective on its own buffers, run by one implementation.
 class CollectiveCall : public Operation {
  public:

@@ -52,6 +52,8 @@ std::vector<LatencyPoint> measure_latency(GlobalClock& clock, const LatencyConfi
     points[i].requested_bytes = key.requested_bytes;
     points[i].element_bytes = element;
     points[i].msg_bytes = elements * element;
+    points[i].algorithm =
+        liboverlap_algorithm(key.op, points[i].impl, points[i].msg_bytes, clock.size());
   }
   std::vector<CollectiveCall> ops;
   for (Implementation impl : config.impls) ops.emplace_back(key.op, impl, clock.comm());

@@ -27,6 +27,9 @@ const Schema<LatencyPoint>& latency_point_schema() {
           .add("msg_bytes", &P::msg_bytes, Unit::bytes,
                "requested_bytes rounded down to whole elements of element_bytes")
           .add("element_bytes", &P::element_bytes, Unit::bytes, "8 for reductions, 1 otherwise")
+          .add("algorithm", &P::algorithm, Unit::none,
+               "liboverlap's algorithm for this size and P (OVX_Algorithm: the cost model's "
+               "choice, or OVERLAP_ALGORITHMS); empty for MPI's own")
           .add("valid", &P::valid, Unit::none,
                "false when buffers could not be allocated or no iteration could be kept")
           .add("invalid_reason", &P::invalid_reason, Unit::none, "one line; empty when valid")

@@ -32,6 +32,7 @@ struct LatencyPoint {
   long requested_bytes = 0;
   long msg_bytes = 0;  // requested_bytes rounded down to whole elements
   int element_bytes = 1;
+  std::string algorithm;  // liboverlap's (OVX_Algorithm); empty for MPI's own
   bool valid = false;
   std::string invalid_reason;
   int iterations = 0;  // kept
@@ -47,7 +48,7 @@ struct LatencyPoint {
 };
 const Schema<LatencyPoint>& latency_point_schema();
 
-inline constexpr int kLatencySchemaVersion = 2;
+inline constexpr int kLatencySchemaVersion = 3;  // 3: algorithm
 
 inline const ResultKind<LatencyConfig, LatencyPoint> kLatencyResult{
     "latency",
