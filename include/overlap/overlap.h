@@ -70,6 +70,21 @@ const char* OVX_Progress_name(OVX_Progress policy);
  * "local" on one rank, "none" without data; NULL for an unknown collective, a bad
  * argument or a malformed OVERLAP_ALGORITHMS. Local, no MPI call. */
 const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count count, int size);
+/* Measures the cost model's parameters (a message's latency, a link's bandwidth) and makes
+ * every process use the same ones: collective over MPI_COMM_WORLD, blocking, before the
+ * process's first liboverlap collective (each process then chooses algorithms as every
+ * other does; about 30 ms on a 1 Gbit/s network). Ranks r and r + P/2 ping-pong; the
+ * processes agree on the largest latency and the smallest bandwidth measured.
+ * OVERLAP_COST_MODEL=latency=5us,bandwidth=10GB/s gives values instead of measuring
+ * ("default": the built-in ones). Fails on every process, changing nothing, when any
+ * process already called a liboverlap collective or OVERLAP_COST_MODEL is malformed.
+ * Without it, liboverlap uses its defaults; overlap-run calibrates inside MPI_Init. */
+int OVX_Calibrate(void);
+/* The parameters in use (any pointer may be NULL): latency in seconds, bandwidth in bytes
+ * per second, and where they come from: "measured", "OVERLAP_COST_MODEL" or "default".
+ * Communicators reaching outside MPI_COMM_WORLD (MPI_Comm_spawn, MPI_Comm_connect) use the
+ * defaults. Local, no MPI call. */
+int OVX_Get_cost_model(double* latency_seconds, double* bytes_per_second, const char** source);
 /* Gives up a collective without waiting for it to complete (error paths, e.g. C++
  * exception unwinding, where waiting could hang): its receives are cancelled, and it
  * returns once they are gone (a receive already matched finishes instead; at most 10 s),

@@ -111,6 +111,7 @@ class BenchmarkCommand : public Command {
     ctx_.threads = static_cast<int>(plan_.thread_pus.size());
     ctx_.dedicated_cores = plan_.dedicated_cores;
     ctx_.thread_pus = describe_pus(plan_);
+    if (b_.liboverlap(config_)) ctx_.cost_model = liboverlap_cost_model();
   }
 
   int refuse(const std::string& message) const {

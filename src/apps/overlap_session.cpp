@@ -16,23 +16,33 @@ int start_liboverlap(bench::ProgressPolicy policy) {
                                                                       : OVX_PROGRESS_SHARED;
   // Errors come back as codes (not an abort) so the run can end with one line and exit 2.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const int rc = OVX_Init(p);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-  std::string why;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rc != MPI_SUCCESS) {
+  const auto failure = [rank](int rc) -> std::string {
+    if (rc == MPI_SUCCESS) return "";
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    why = std::string(text, static_cast<std::size_t>(len)) + " (rank " + std::to_string(rank) + ")";
-  }
-  why = mpi::agree_on_failure(MPI_COMM_WORLD, why);
+    return std::string(text, static_cast<std::size_t>(len)) + " (rank " + std::to_string(rank) +
+           ")";
+  };
+  std::string why = mpi::agree_on_failure(MPI_COMM_WORLD, failure(OVX_Init(p)));
+  // The cost model measured and agreed before the first collective (every rank is here).
+  if (why.empty()) why = mpi::agree_on_failure(MPI_COMM_WORLD, failure(OVX_Calibrate()));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   if (why.empty()) return 0;
   if (rank == 0)
     std::fprintf(stderr, "overlap-bench: --progress %s: %s\n",
                  std::string(bench::to_string(policy)).c_str(), why.c_str());
   return 2;
+}
+
+bench::CostModelFacts liboverlap_cost_model() {
+  bench::CostModelFacts m;
+  const char* source = nullptr;
+  OVX_Get_cost_model(&m.latency_s, &m.bandwidth, &source);
+  m.source = source != nullptr ? source : "";
+  return m;
 }
 
 }  // namespace overlap::apps

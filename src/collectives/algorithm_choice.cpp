@@ -28,6 +28,8 @@ const Names<ReduceScatterAlgorithm> kReduceScatter = {
     {"ring", ReduceScatterAlgorithm::ring}};
 const Names<RootedAlgorithm> kRooted = {{"binomial", RootedAlgorithm::binomial},
                                         {"linear", RootedAlgorithm::linear}};
+const Names<AlltoallAlgorithm> kAlltoall = {{"pairwise", AlltoallAlgorithm::pairwise},
+                                            {"bruck", AlltoallAlgorithm::bruck}};
 
 template <class E>
 const char* name_of(const Names<E>& names, E e) {
@@ -68,12 +70,12 @@ bool set_entry(ForcedAlgorithms& f, std::string_view op, std::string_view value,
     return set(f.reduce_scatter_block, kReduceScatter, op, value, error);
   if (op == "gather") return set(f.gather, kRooted, op, value, error);
   if (op == "scatter") return set(f.scatter, kRooted, op, value, error);
-  if ((op == "alltoall" && value == "pairwise") || (op == "barrier" && value == "dissemination"))
-    return true;  // their one algorithm
+  if (op == "alltoall") return set(f.alltoall, kAlltoall, op, value, error);
+  if (op == "barrier" && value == "dissemination") return true;  // its one algorithm
   error = "OVERLAP_ALGORITHMS: '" + std::string(op) + "=" + std::string(value) +
           "' names no algorithm (collectives: allreduce, bcast, reduce, allgather, "
-          "reduce_scatter_block, gather, scatter; alltoall=pairwise and "
-          "barrier=dissemination are their only ones)";
+          "alltoall, reduce_scatter_block, gather, scatter; barrier=dissemination is its "
+          "only one)";
   return false;
 }
 
@@ -106,48 +108,52 @@ const ForcedParse& forced_algorithms() {
 }
 
 AllreduceAlgorithm allreduce_algorithm(std::size_t bytes, std::size_t count, int p,
-                                       const ForcedAlgorithms& f) {
+                                       const Choice& c) {
   const auto pof2 = static_cast<std::size_t>(floor_pow2(p));
-  if (f.allreduce) {
+  if (c.forced.allreduce) {
     const bool defined =
-        *f.allreduce == AllreduceAlgorithm::recursive_doubling ||
-        (*f.allreduce == AllreduceAlgorithm::rabenseifner && count >= pof2) ||
-        (*f.allreduce == AllreduceAlgorithm::ring && count >= static_cast<std::size_t>(p));
-    if (defined) return *f.allreduce;
+        *c.forced.allreduce == AllreduceAlgorithm::recursive_doubling ||
+        (*c.forced.allreduce == AllreduceAlgorithm::rabenseifner && count >= pof2) ||
+        (*c.forced.allreduce == AllreduceAlgorithm::ring && count >= static_cast<std::size_t>(p));
+    if (defined) return *c.forced.allreduce;
   }
-  return choose_allreduce(bytes, count, p);
+  return choose_allreduce(bytes, count, p, c.latency_bytes);
 }
 
-BcastAlgorithm bcast_algorithm(std::size_t bytes, int p, const ForcedAlgorithms& f) {
-  return f.bcast.value_or(choose_bcast(bytes, p));
+BcastAlgorithm bcast_algorithm(std::size_t bytes, int p, const Choice& c) {
+  return c.forced.bcast.value_or(choose_bcast(bytes, p, c.latency_bytes));
 }
 
-ReduceAlgorithm reduce_algorithm(std::size_t bytes, std::size_t count, int p,
-                                 const ForcedAlgorithms& f) {
-  if (f.reduce && (*f.reduce == ReduceAlgorithm::binomial || count >= static_cast<std::size_t>(p)))
-    return *f.reduce;
-  return choose_reduce(bytes, count, p);
+ReduceAlgorithm reduce_algorithm(std::size_t bytes, std::size_t count, int p, const Choice& c) {
+  if (c.forced.reduce &&
+      (*c.forced.reduce == ReduceAlgorithm::binomial || count >= static_cast<std::size_t>(p)))
+    return *c.forced.reduce;
+  return choose_reduce(bytes, count, p, c.latency_bytes);
 }
 
-AllgatherAlgorithm allgather_algorithm(std::size_t block, int p, const ForcedAlgorithms& f) {
-  return f.allgather.value_or(choose_allgather(block, p));
+AllgatherAlgorithm allgather_algorithm(std::size_t block, int p, const Choice& c) {
+  return c.forced.allgather.value_or(choose_allgather(block, p, c.latency_bytes));
 }
 
-ReduceScatterAlgorithm reduce_scatter_block_algorithm(std::size_t block, int p,
-                                                      const ForcedAlgorithms& f) {
-  return f.reduce_scatter_block.value_or(choose_reduce_scatter_block(block, p));
+ReduceScatterAlgorithm reduce_scatter_block_algorithm(std::size_t block, int p, const Choice& c) {
+  return c.forced.reduce_scatter_block.value_or(
+      choose_reduce_scatter_block(block, p, c.latency_bytes));
 }
 
-RootedAlgorithm gather_algorithm(std::size_t block, int p, const ForcedAlgorithms& f) {
-  return f.gather.value_or(choose_gather(block, p));
+RootedAlgorithm gather_algorithm(std::size_t block, int p, const Choice& c) {
+  return c.forced.gather.value_or(choose_gather(block, p, c.latency_bytes));
 }
 
-RootedAlgorithm scatter_algorithm(std::size_t block, int p, const ForcedAlgorithms& f) {
-  return f.scatter.value_or(choose_scatter(block, p));
+RootedAlgorithm scatter_algorithm(std::size_t block, int p, const Choice& c) {
+  return c.forced.scatter.value_or(choose_scatter(block, p, c.latency_bytes));
+}
+
+AlltoallAlgorithm alltoall_algorithm(std::size_t block, int p, const Choice& c) {
+  return c.forced.alltoall.value_or(choose_alltoall(block, p, c.latency_bytes));
 }
 
 const char* algorithm_name(std::string_view op, std::size_t bytes, std::size_t count, int p,
-                           const ForcedAlgorithms& f) {
+                           const Choice& c) {
   constexpr std::array<std::string_view, 9> kOps = {
       "bcast",    "reduce", "allreduce", "allgather",
       "alltoall", "gather", "scatter",   "reduce_scatter_block",
@@ -158,15 +164,15 @@ const char* algorithm_name(std::string_view op, std::size_t bytes, std::size_t c
   if (op == "barrier") return p <= 1 ? "local" : "dissemination";
   if (bytes == 0) return "none";
   if (p <= 1) return "local";
-  if (op == "allreduce") return name_of(kAllreduce, allreduce_algorithm(bytes, count, p, f));
-  if (op == "bcast") return name_of(kBcast, bcast_algorithm(bytes, p, f));
-  if (op == "reduce") return name_of(kReduce, reduce_algorithm(bytes, count, p, f));
-  if (op == "allgather") return name_of(kAllgather, allgather_algorithm(bytes, p, f));
+  if (op == "allreduce") return name_of(kAllreduce, allreduce_algorithm(bytes, count, p, c));
+  if (op == "bcast") return name_of(kBcast, bcast_algorithm(bytes, p, c));
+  if (op == "reduce") return name_of(kReduce, reduce_algorithm(bytes, count, p, c));
+  if (op == "allgather") return name_of(kAllgather, allgather_algorithm(bytes, p, c));
   if (op == "reduce_scatter_block")
-    return name_of(kReduceScatter, reduce_scatter_block_algorithm(bytes, p, f));
-  if (op == "gather") return name_of(kRooted, gather_algorithm(bytes, p, f));
-  if (op == "scatter") return name_of(kRooted, scatter_algorithm(bytes, p, f));
-  return "pairwise";  // alltoall
+    return name_of(kReduceScatter, reduce_scatter_block_algorithm(bytes, p, c));
+  if (op == "gather") return name_of(kRooted, gather_algorithm(bytes, p, c));
+  if (op == "scatter") return name_of(kRooted, scatter_algorithm(bytes, p, c));
+  return name_of(kAlltoall, alltoall_algorithm(bytes, p, c));
 }
 
 }  // namespace overlap::collectives

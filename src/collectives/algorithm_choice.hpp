@@ -25,6 +25,7 @@ struct ForcedAlgorithms {
   std::optional<ReduceScatterAlgorithm> reduce_scatter_block;
   std::optional<RootedAlgorithm> gather;
   std::optional<RootedAlgorithm> scatter;
+  std::optional<AlltoallAlgorithm> alltoall;
 };
 
 struct ForcedParse {
@@ -35,24 +36,31 @@ ForcedParse parse_forced_algorithms(std::string_view text);
 // OVERLAP_ALGORITHMS, parsed once.
 const ForcedParse& forced_algorithms();
 
+// What a call chooses with: the forced algorithms and the model's latency in bytes (the
+// agreed parameters of cost_params.hpp; the defaults on a communicator reaching outside
+// MPI_COMM_WORLD, whose other ranks calibrated elsewhere).
+struct Choice {
+  ForcedAlgorithms forced;
+  double latency_bytes = kLatencyBytes;
+};
+
 // What the builders run: the forced algorithm where it is defined, else the model's.
 // `bytes` and `count` as the cost model's choose_* take them.
 AllreduceAlgorithm allreduce_algorithm(std::size_t bytes, std::size_t count, int p,
-                                       const ForcedAlgorithms& f);
-BcastAlgorithm bcast_algorithm(std::size_t bytes, int p, const ForcedAlgorithms& f);
-ReduceAlgorithm reduce_algorithm(std::size_t bytes, std::size_t count, int p,
-                                 const ForcedAlgorithms& f);
-AllgatherAlgorithm allgather_algorithm(std::size_t block, int p, const ForcedAlgorithms& f);
-ReduceScatterAlgorithm reduce_scatter_block_algorithm(std::size_t block, int p,
-                                                      const ForcedAlgorithms& f);
-RootedAlgorithm gather_algorithm(std::size_t block, int p, const ForcedAlgorithms& f);
-RootedAlgorithm scatter_algorithm(std::size_t block, int p, const ForcedAlgorithms& f);
+                                       const Choice& c);
+BcastAlgorithm bcast_algorithm(std::size_t bytes, int p, const Choice& c);
+ReduceAlgorithm reduce_algorithm(std::size_t bytes, std::size_t count, int p, const Choice& c);
+AllgatherAlgorithm allgather_algorithm(std::size_t block, int p, const Choice& c);
+ReduceScatterAlgorithm reduce_scatter_block_algorithm(std::size_t block, int p, const Choice& c);
+RootedAlgorithm gather_algorithm(std::size_t block, int p, const Choice& c);
+RootedAlgorithm scatter_algorithm(std::size_t block, int p, const Choice& c);
+AlltoallAlgorithm alltoall_algorithm(std::size_t block, int p, const Choice& c);
 
 // The name of what collective `op` ("bcast", "allreduce", ...) runs for a message of
 // `bytes` (one rank's block for the "all" and rooted ones; the vector for reductions) of
 // `count` elements on `p` ranks: "ring", "binomial", ...; "local" on one rank, "none"
 // without data; nullptr for an unknown op.
 const char* algorithm_name(std::string_view op, std::size_t bytes, std::size_t count, int p,
-                           const ForcedAlgorithms& f);
+                           const Choice& c);
 
 }  // namespace overlap::collectives

@@ -63,8 +63,8 @@ void build_iallreduce(TaskGraph& g, const void* send, void* recv, std::size_t co
 void build_iallgather(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes,
                       Group grp, std::optional<AllgatherAlgorithm> force = {});
 // send == nullptr: the blocks to send are in recv (MPI_IN_PLACE).
-void build_ialltoall(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes,
-                     Group grp);
+void build_ialltoall(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes, Group grp,
+                     std::optional<AlltoallAlgorithm> force = {});
 // recv (root only) holds size blocks; at the root send == nullptr: own block in place.
 void build_igather(TaskGraph& g, const void* send, void* recv, std::size_t block_bytes, int root,
                    Group grp, std::optional<RootedAlgorithm> force = {});

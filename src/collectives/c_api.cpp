@@ -12,7 +12,9 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/application_use.hpp"
 #include "collectives/buffer_layout.hpp"
+#include "collectives/calibration.hpp"
 #include "collectives/comm_context.hpp"
+#include "collectives/cost_params.hpp"
 #include "collectives/intercept_abi.h"
 #include "collectives/reduction.hpp"
 #include "collectives/typemap_shadow.hpp"
@@ -71,6 +73,7 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
   if (engine == nullptr) return fail(fn, comm, ErrorKind::state, error);
   auto ctx = collectives::context_for(comm, error);
   if (!ctx) return fail(fn, comm, ErrorKind::communicator, error);
+  collectives::note_collective_called();  // the cost model's parameters stay as they are
   // Every rank takes the collective's number before any check, whatever the outcome: a
   // call refused on some ranks only (the root's arguments) must not shift later ones.
   const std::uint64_t seq = ctx->next_sequence();
@@ -83,9 +86,12 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
   if (const std::string& bad = collectives::forced_algorithms().error; !bad.empty())
     return fail(fn, comm, ErrorKind::argument, bad);
 
+  collectives::Choice choice{collectives::forced_algorithms().forced, collectives::kLatencyBytes};
+  if (ctx->within_world())
+    choice.latency_bytes = collectives::latency_bytes(collectives::process_cost_params());
   auto graph = std::make_shared<TaskGraph>(
       std::make_unique<progress::MpiTransport>(ctx->comm(), ctx->tag_base(seq), ctx));
-  build(*graph, Group{ctx->rank(), ctx->size()});
+  build(*graph, Group{ctx->rank(), ctx->size()}, choice);
   ctx->submitted(seq);
   // A graph outlives its gate; a failed duplication fails every collective waiting for it.
   graph->start_when([c = ctx.get(), seq, g = graph.get()] {
@@ -174,8 +180,7 @@ BlockArgs block_args(const Side& block, const Side& other, int size) {
 
 const void* in_place_to_null(const void* buf) { return buf == MPI_IN_PLACE ? nullptr : buf; }
 
-// OVERLAP_ALGORITHMS (run_collective refuses every call while it is malformed).
-const collectives::ForcedAlgorithms& forced() { return collectives::forced_algorithms().forced; }
+using collectives::Choice;
 
 // Element counts of checked (non-negative) arguments, for the typemap shadows.
 using Shadow = collectives::TypemapShadow;
@@ -276,8 +281,36 @@ const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count cou
   if (collective == nullptr || bytes < 0 || count < 0 || size < 1) return nullptr;
   const auto& forced = collectives::forced_algorithms();
   if (!forced.error.empty()) return nullptr;
+  const collectives::Choice choice{forced.forced,
+                                   collectives::latency_bytes(collectives::process_cost_params())};
   return collectives::algorithm_name(collective, static_cast<std::size_t>(bytes),
-                                     static_cast<std::size_t>(count), size, forced.forced);
+                                     static_cast<std::size_t>(count), size, choice);
+}
+
+int OVX_Calibrate(void) {
+  if (progress::in_forked_child()) return refuse_in_child("OVX_Calibrate");
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    return fail("OVX_Calibrate", MPI_COMM_WORLD, ErrorKind::state,
+                "MPI is not initialised (call OVX_Calibrate between MPI_Init and MPI_Finalize)");
+  progress::safe_point();
+  std::string error;
+  const int rc = collectives::calibrate_world(error);
+  if (rc == MPI_SUCCESS) return rc;
+  const ErrorKind kind = rc == MPI_ERR_ARG     ? ErrorKind::argument
+                         : rc == MPI_ERR_OTHER ? ErrorKind::state
+                                               : ErrorKind::other;
+  return fail("OVX_Calibrate", MPI_COMM_WORLD, kind, error);
+}
+
+int OVX_Get_cost_model(double* latency_seconds, double* bytes_per_second, const char** source) {
+  const collectives::CostParams p = collectives::process_cost_params();
+  if (latency_seconds != nullptr) *latency_seconds = p.latency_s;
+  if (bytes_per_second != nullptr) *bytes_per_second = p.bandwidth;
+  if (source != nullptr) *source = collectives::cost_source_name(p.source);
+  return MPI_SUCCESS;
 }
 
 const char* OVX_Progress_name(OVX_Progress policy) {
@@ -296,7 +329,7 @@ const char* OVX_Progress_name(OVX_Progress policy) {
 int OVX_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return run_collective(
       "OVX_Ibarrier", comm, request, [](int, int) -> Refusal { return {}; },
-      [](TaskGraph& g, Group grp) { collectives::build_ibarrier(g, grp); });
+      [](TaskGraph& g, Group grp, const Choice&) { collectives::build_ibarrier(g, grp); });
 }
 
 int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -309,11 +342,11 @@ int OVX_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
                                            collectives::Layout::any);
         return layout.error.empty() ? check_root(root, size) : Refusal(layout.error, layout.kind);
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         Shadow buf(g, buffer, to_size(count), datatype,
                    grp.rank == root ? Shadow::Use::read : Shadow::Use::write, Moved{true});
         collectives::build_ibcast(g, buf.buffer(), layout.bytes, root, grp,
-                                  collectives::bcast_algorithm(layout.bytes, grp.size, forced()));
+                                  collectives::bcast_algorithm(layout.bytes, grp.size, c));
         buf.finish();
       });
 }
@@ -331,13 +364,13 @@ int OVX_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
           return std::string("sendbuf is MPI_IN_PLACE on a rank that is not the root");
         return {};
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         const auto n = to_size(count);
         Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
         Shadow out(g, grp.rank == root ? recvbuf : nullptr, n, datatype, output_use(sendbuf));
         collectives::build_ireduce(
             g, in.buffer(), out.buffer(), n, a.kernel, root, grp,
-            collectives::reduce_algorithm(n * a.kernel.elem_size, n, grp.size, forced()));
+            collectives::reduce_algorithm(n * a.kernel.elem_size, n, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -352,13 +385,13 @@ int OVX_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         a = reduction_args(count, datatype, op);
         return a.error;
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         const auto n = to_size(count);
         Shadow in(g, in_place_to_null(sendbuf), n, datatype, Shadow::Use::read);
         Shadow out(g, recvbuf, n, datatype, output_use(sendbuf));
         collectives::build_iallreduce(
             g, in.buffer(), out.buffer(), n, a.kernel, grp,
-            collectives::allreduce_algorithm(n * a.kernel.elem_size, n, grp.size, forced()));
+            collectives::allreduce_algorithm(n * a.kernel.elem_size, n, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -374,13 +407,12 @@ int OVX_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                        send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         Shadow in(g, sendbuf, to_size(sendcount), sendtype, Shadow::Use::read,
                   Moved{sendbuf != MPI_IN_PLACE});
         Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf), Moved{true});
-        collectives::build_iallgather(
-            g, in.buffer(), out.buffer(), b.block, grp,
-            collectives::allgather_algorithm(b.block, grp.size, forced()));
+        collectives::build_iallgather(g, in.buffer(), out.buffer(), b.block, grp,
+                                      collectives::allgather_algorithm(b.block, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -396,11 +428,12 @@ int OVX_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                        send_side(sendbuf, sendcount, sendtype), size);
         return b.error;
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         Shadow in(g, sendbuf, blocks(sendcount, grp), sendtype, Shadow::Use::read,
                   Moved{sendbuf != MPI_IN_PLACE});
         Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf), Moved{true});
-        collectives::build_ialltoall(g, in.buffer(), out.buffer(), b.block, grp);
+        collectives::build_ialltoall(g, in.buffer(), out.buffer(), b.block, grp,
+                                     collectives::alltoall_algorithm(b.block, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -427,13 +460,13 @@ int OVX_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         block = s.bytes;
         return s.error.empty() ? check_total(block, size) : Refusal(s.error, s.kind);
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         Shadow in(g, sendbuf, to_size(sendcount), sendtype, Shadow::Use::read,
                   Moved{sendbuf != MPI_IN_PLACE});
         Shadow out(g, recvbuf, blocks(recvcount, grp), recvtype, output_use(sendbuf),
                    Moved{grp.rank == root});
         collectives::build_igather(g, in.buffer(), out.buffer(), block, root, grp,
-                                   collectives::gather_algorithm(block, grp.size, forced()));
+                                   collectives::gather_algorithm(block, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -461,13 +494,13 @@ int OVX_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         block = b.block;
         return b.error;
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         Shadow in(g, sendbuf, blocks(sendcount, grp), sendtype, Shadow::Use::read,
                   Moved{grp.rank == root});
         Shadow out(g, recvbuf, to_size(recvcount), recvtype, Shadow::Use::write,
                    Moved{recvbuf != MPI_IN_PLACE});
         collectives::build_iscatter(g, in.buffer(), out.buffer(), block, root, grp,
-                                    collectives::scatter_algorithm(block, grp.size, forced()));
+                                    collectives::scatter_algorithm(block, grp.size, c));
         out.finish();
         in.finish();
       });
@@ -484,16 +517,16 @@ int OVX_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         if (!a.error.empty()) return a.error;
         return check_total(a.bytes, size);
       },
-      [&](TaskGraph& g, Group grp) {
+      [&](TaskGraph& g, Group grp, const Choice& c) {
         // In place, recv holds every block on input and this rank's result on output.
         const auto n = to_size(recvcount);
         Shadow in(g, in_place_to_null(sendbuf), blocks(recvcount, grp), datatype,
                   Shadow::Use::read);
         Shadow out(g, recvbuf, sendbuf == MPI_IN_PLACE ? blocks(recvcount, grp) : n, datatype,
                    output_use(sendbuf));
-        collectives::build_ireduce_scatter_block(g, in.buffer(), out.buffer(), n, a.kernel, grp,
-                                                 collectives::reduce_scatter_block_algorithm(
-                                                     n * a.kernel.elem_size, grp.size, forced()));
+        collectives::build_ireduce_scatter_block(
+            g, in.buffer(), out.buffer(), n, a.kernel, grp,
+            collectives::reduce_scatter_block_algorithm(n * a.kernel.elem_size, grp.size, c));
         out.finish(n);
         in.finish();
       });
@@ -520,6 +553,14 @@ int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup) {
 }
 
 void ovx_private_drop_duplicate(MPI_Comm comm) { collectives::drop_context(comm); }
+
+int ovx_private_calibrate(char* why, int len) {
+  std::string error;
+  const int rc = collectives::calibrate_world(error);
+  if (why != nullptr && len > 0)
+    std::snprintf(why, static_cast<std::size_t>(len), "%s", error.c_str());
+  return rc;
+}
 
 const char* ovx_private_reduction_refusal(MPI_Op op, MPI_Datatype type) {
   thread_local std::string why;

@@ -1,5 +1,6 @@
 #include "collectives/comm_context.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -212,6 +213,21 @@ bool CommContext::release() {
   return true;
 }
 
+// Whether every rank of `comm` is in MPI_COMM_WORLD (local: group operations only).
+static bool inside_world(MPI_Comm comm) {
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), in_world(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  return std::none_of(in_world.begin(), in_world.end(), [](int r) { return r == MPI_UNDEFINED; });
+}
+
 // A new context for `comm`, its duplicate `made` (ready) or, when that is MPI_COMM_NULL,
 // one made with MPI_Comm_idup.
 std::shared_ptr<CommContext> make_context(MPI_Comm comm, MPI_Comm made, std::string& error) {
@@ -235,6 +251,7 @@ std::shared_ptr<CommContext> make_context(MPI_Comm comm, MPI_Comm made, std::str
   if (!capped_ranges(ctx->ranges_, error)) return nullptr;
   PMPI_Comm_rank(comm, &ctx->rank_);
   PMPI_Comm_size(comm, &ctx->size_);
+  ctx->within_world_ = inside_world(comm);
   if (made != MPI_COMM_NULL) {
     ctx->dup_ = made;
     PMPI_Comm_set_errhandler(made, MPI_ERRORS_ARE_FATAL);

@@ -51,6 +51,9 @@ class CommContext {
   // The duplicate; valid once a collective started.
   const MPI_Comm* comm() const { return &dup_; }
   int ranges() const { return ranges_; }
+  // Every rank of the communicator is in this process's MPI_COMM_WORLD, so all of them use
+  // the parameters calibrated there (cost_params.hpp); otherwise they use the defaults.
+  bool within_world() const { return within_world_; }
 
   // One per collective call on this communicator, on every rank, before any check.
   std::uint64_t next_sequence() { return next_seq_.fetch_add(1, std::memory_order_relaxed); }
@@ -99,6 +102,7 @@ class CommContext {
   std::set<std::uint64_t> waiting_;  // submitted, not started
   std::set<std::uint64_t> running_;  // started, not completed
   int rank_ = 0, size_ = 1, ranges_ = 1;
+  bool within_world_ = true;
   std::atomic<bool> user_freed_{false};
   std::atomic<bool> released_{false};
 };

@@ -1,13 +1,13 @@
 #include "collectives/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "collectives/schedule.hpp"
 
 namespace overlap::collectives {
 namespace {
 
-constexpr double A = kLatencyBytes;
 constexpr std::size_t kSegmentBytes = 64 * 1024;
 
 double d(std::size_t v) { return static_cast<double>(v); }
@@ -27,7 +27,7 @@ struct Pof2 {
 
 }  // namespace
 
-AllreduceAlgorithm choose_allreduce(std::size_t bytes, std::size_t count, int p) {
+AllreduceAlgorithm choose_allreduce(std::size_t bytes, std::size_t count, int p, double A) {
   if (p <= 2) return AllreduceAlgorithm::recursive_doubling;
   const Pof2 g(p);
   const double n = d(bytes);
@@ -50,7 +50,7 @@ std::size_t bcast_segments(std::size_t bytes, int p) {
   return std::max<std::size_t>(1, (bytes + kSegmentBytes - 1) / kSegmentBytes);
 }
 
-BcastAlgorithm choose_bcast(std::size_t bytes, int p) {
+BcastAlgorithm choose_bcast(std::size_t bytes, int p, double A) {
   if (p <= 2) return BcastAlgorithm::binomial;
   const Pof2 g(p);
   const double n = d(bytes);
@@ -61,7 +61,7 @@ BcastAlgorithm choose_bcast(std::size_t bytes, int p) {
                                       : BcastAlgorithm::binomial;
 }
 
-ReduceAlgorithm choose_reduce(std::size_t bytes, std::size_t count, int p) {
+ReduceAlgorithm choose_reduce(std::size_t bytes, std::size_t count, int p, double A) {
   if (p <= 2 || count < static_cast<std::size_t>(p)) return ReduceAlgorithm::binomial;
   const Pof2 g(p);
   const double n = d(bytes);
@@ -71,7 +71,7 @@ ReduceAlgorithm choose_reduce(std::size_t bytes, std::size_t count, int p) {
   return rsg < binomial ? ReduceAlgorithm::reduce_scatter_gather : ReduceAlgorithm::binomial;
 }
 
-AllgatherAlgorithm choose_allgather(std::size_t block, int p) {
+AllgatherAlgorithm choose_allgather(std::size_t block, int p, double A) {
   const Pof2 g(p);
   const double n = d(block) * g.p;
   const double bruck = g.log_p * A + n * (g.p - 1) / g.p + 2 * kCopyWeight * n;
@@ -79,7 +79,7 @@ AllgatherAlgorithm choose_allgather(std::size_t block, int p) {
   return ring <= bruck ? AllgatherAlgorithm::ring : AllgatherAlgorithm::bruck;
 }
 
-ReduceScatterAlgorithm choose_reduce_scatter_block(std::size_t block, int p) {
+ReduceScatterAlgorithm choose_reduce_scatter_block(std::size_t block, int p, double A) {
   if (p <= 2) return ReduceScatterAlgorithm::recursive_halving;
   const Pof2 g(p);
   const double b = d(block);
@@ -93,7 +93,7 @@ ReduceScatterAlgorithm choose_reduce_scatter_block(std::size_t block, int p) {
 namespace {
 // Linear: the root handles P - 1 messages. Binomial: log2 P messages at the root, but a
 // child forwards its subtree (up to P/2 blocks) only after receiving it.
-RootedAlgorithm choose_rooted(std::size_t block, int p) {
+RootedAlgorithm choose_rooted(std::size_t block, int p, double A) {
   if (p <= 2) return RootedAlgorithm::linear;
   const Pof2 g(p);
   const double b = d(block);
@@ -103,7 +103,27 @@ RootedAlgorithm choose_rooted(std::size_t block, int p) {
 }
 }  // namespace
 
-RootedAlgorithm choose_gather(std::size_t block, int p) { return choose_rooted(block, p); }
-RootedAlgorithm choose_scatter(std::size_t block, int p) { return choose_rooted(block, p); }
+RootedAlgorithm choose_gather(std::size_t block, int p, double A) {
+  return choose_rooted(block, p, A);
+}
+RootedAlgorithm choose_scatter(std::size_t block, int p, double A) {
+  return choose_rooted(block, p, A);
+}
+
+int alltoall_window(std::size_t block) { return block < 32 * 1024 ? 32 : 4; }
+
+// Pairwise: P - 1 messages of one block, `window` of them in flight, so a latency is paid
+// once per window. Bruck: ceil(log2 P) messages of about half the blocks each, plus a
+// rotation and a pack and unpack per step (local copies of the whole buffer).
+AlltoallAlgorithm choose_alltoall(std::size_t block, int p, double A) {
+  if (p <= 2) return AlltoallAlgorithm::pairwise;
+  const Pof2 g(p);
+  const double b = d(block);
+  const double windows = std::ceil((g.p - 1) / alltoall_window(block));
+  const double pairwise = windows * A + (g.p - 1) * b;
+  const double moved = g.log_p * (b * g.p / 2);  // blocks with bit k set, each step
+  const double bruck = g.log_p * A + moved + kCopyWeight * (2 * b * g.p + 2 * moved);
+  return bruck < pairwise ? AlltoallAlgorithm::bruck : AlltoallAlgorithm::pairwise;
+}
 
 }  // namespace overlap::collectives

@@ -33,6 +33,10 @@ int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup);
  * make its duplicate: liboverlap forgets `comm`'s context and frees the duplicate. */
 void ovx_private_drop_duplicate(MPI_Comm comm);
 
+/* OVX_Calibrate without calling an error handler: MPI_SUCCESS, or an error class with why
+ * in `why` (at most `len` bytes, terminated). Collective over MPI_COMM_WORLD. */
+int ovx_private_calibrate(char* why, int len);
+
 extern __typeof__(OVX_Ibarrier) ovx_private_ibarrier;
 extern __typeof__(OVX_Ibcast) ovx_private_ibcast;
 extern __typeof__(OVX_Ireduce) ovx_private_ireduce;

@@ -220,9 +220,11 @@ void check_allgather(int p, std::size_t bb, bool in_place, Order order,
     ASSERT_TRUE(same(recv[static_cast<std::size_t>(r)], want)) << "rank " << r;
 }
 
-void check_alltoall(int p, std::size_t bb, bool in_place, Order order) {
+void check_alltoall(int p, std::size_t bb, bool in_place, Order order,
+                    std::optional<AlltoallAlgorithm> algo = {}) {
   SCOPED_TRACE(::testing::Message()
-               << "alltoall P=" << p << " block=" << bb << (in_place ? " in place" : ""));
+               << "alltoall P=" << p << " block=" << bb << (in_place ? " in place" : "")
+               << (algo == AlltoallAlgorithm::bruck ? " bruck" : ""));
   // Block j of rank r's input is bytes(r * P + j): what r sends to j.
   std::vector<Bytes> send, want;
   for (int r = 0; r < p; ++r) {
@@ -241,7 +243,7 @@ void check_alltoall(int p, std::size_t bb, bool in_place, Order order) {
   GraphHarness h(p);
   h.add(0, [&](TaskGraph& g, int r) {
     const auto i = static_cast<std::size_t>(r);
-    build_ialltoall(g, in_place ? nullptr : ptr(send[i]), ptr(recv[i]), bb, Group{r, p});
+    build_ialltoall(g, in_place ? nullptr : ptr(send[i]), ptr(recv[i]), bb, Group{r, p}, algo);
   });
   ASSERT_TRUE(h.run(order));
   for (int r = 0; r < p; ++r)
@@ -431,6 +433,14 @@ TEST(Alltoall, PairwiseWithWindow) {
   }
 }
 
+TEST(Alltoall, BruckForEveryGroupSize) {
+  for (int p = 1; p <= kMaxRanks; ++p)
+    for (std::size_t bb : {1, 24, 4'099})
+      for (bool in_place : {false, true})
+        ASSERT_NO_FATAL_FAILURE(
+            check_alltoall(p, bb, in_place, next_order(), AlltoallAlgorithm::bruck));
+}
+
 TEST(Gather, BinomialAndLinearForEveryRoot) {
   for (int p = 1; p <= kMaxRanks; ++p)
     for (auto algo : {RootedAlgorithm::binomial, RootedAlgorithm::linear})
@@ -597,6 +607,21 @@ TEST(Alltoall, KeepsAtMostAWindowOfStepsInFlight) {
   g.advance();  // nobody else runs: nothing can complete, nothing more may start
   EXPECT_EQ(sends_posted(net, 0), 4);
   EXPECT_EQ(net.log(0).size(), 8u);
+}
+
+TEST(Alltoall, BruckSendsCeilLog2PMessagesPerRank) {
+  for (int p = 2; p <= kMaxRanks; ++p) {
+    const auto np = static_cast<std::size_t>(p);
+    std::vector<Bytes> send(np, Bytes(8 * np)), recv(np, Bytes(8 * np));
+    GraphHarness h(p);
+    h.add(0, [&](TaskGraph& g, int r) {
+      const auto i = static_cast<std::size_t>(r);
+      build_ialltoall(g, ptr(send[i]), ptr(recv[i]), 8, Group{r, p}, AlltoallAlgorithm::bruck);
+    });
+    ASSERT_TRUE(h.run());
+    for (int r = 0; r < p; ++r)
+      EXPECT_EQ(sends_posted(h.net(), r), ceil_log2(p)) << "P=" << p << " rank " << r;
+  }
 }
 
 TEST(Schedule, WrapsTagsAndOrdersMessagesSharingAWireTag) {

@@ -13,8 +13,8 @@ import csv
 import json
 import os
 
-from mpitest import (argument_parser, check_algorithm, check_result_header, close, fail,
-                     flat_fields, is_num, launcher, main_frame, mpi_env, run)
+from mpitest import (argument_parser, check_algorithm, check_cost_model, check_result_header,
+                     close, fail, flat_fields, is_num, launcher, main_frame, mpi_env, run)
 
 OPS = ["bcast", "allreduce", "barrier"]
 SIZES = "1KiB,16KiB"
@@ -62,6 +62,7 @@ def check_point(p, nranks):
 
 def check_run(doc, args, expect_valid):
     check_result_header(doc, "coll", args)
+    check_cost_model(doc, args.np)
     if doc["complete"] is not True:
         fail(f"complete {doc['complete']!r}")
     points = {(p["op"], p["requested_bytes"], p["impl"]): p for p in doc["points"]}

@@ -11,8 +11,9 @@ import csv
 import json
 import os
 
-from mpitest import (argument_parser, check_algorithm, check_result_header, close, fail,
-                     flat_fields, is_num, keyed_points, launcher, main_frame, mpi_env, run)
+from mpitest import (argument_parser, check_algorithm, check_cost_model, check_result_header,
+                     close, fail, flat_fields, is_num, keyed_points, launcher, main_frame,
+                     mpi_env, run)
 
 OPS = ["ibcast", "iallreduce"]
 SIZES = "64KiB:256KiB"
@@ -24,6 +25,7 @@ ELEMENT_BYTES = {"ibcast": 1, "iallreduce": 8}  # MPI_BYTE; MPI_DOUBLE for reduc
 
 def check_header(doc, args):
     check_result_header(doc, "latency", args)
+    check_cost_model(doc, args.np)
     if doc.get("complete") is not True:
         fail(f"complete {doc.get('complete')!r}")
     cfg = doc["config"]

@@ -26,8 +26,8 @@ import re
 import subprocess
 import time
 
-from mpitest import (argument_parser, check_cpu, check_result_header, close, fail, flat_fields,
-                     interrupt, is_num, launcher, main_frame, mpi_env, run)
+from mpitest import (argument_parser, check_algorithm, check_cpu, check_result_header, close,
+                     fail, flat_fields, interrupt, is_num, launcher, main_frame, mpi_env, run)
 
 DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
              "communication_slowdown", "contention_without_overlap", "imprecise_reference"}
@@ -327,7 +327,7 @@ def check_flags(p, cfg, where):
              f"{p['ratio_diagnosis']!r}")
 
 
-def check_point(p, cfg):
+def check_point(p, cfg, nranks):
     """Field names and kinds are check_result_header's (the embedded schema); here what
     they must say."""
     where = f"point {p.get('op')} {p.get('target_comm_s')} x {p.get('target_comp_s')}"
@@ -361,6 +361,7 @@ def check_point(p, cfg):
     min_bytes = 0 if p["op"] == "ibarrier" else 1
     if not (isinstance(p["msg_bytes"], int) and p["msg_bytes"] >= min_bytes):
         fail(f"{where}: msg_bytes {p['msg_bytes']!r}")
+    check_algorithm(p, where, nranks)
     if not (isinstance(p["comp_size"], int) and p["comp_size"] > 0):
         fail(f"{where}: comp_size {p['comp_size']!r}")
     for key in TIME_FIELDS:
@@ -410,7 +411,7 @@ def check_points(doc, grid, expect_complete=True):
         if missing or doc["complete"] is not True:
             fail(f"complete={doc['complete']!r}, missing points {sorted(missing)}")
     for p in points:
-        check_point(p, doc["config"])
+        check_point(p, doc["config"], doc["metadata"]["processes"])
     return keys
 
 

@@ -25,7 +25,7 @@ def fail(msg):
 ALGORITHMS = {
     "bcast": {"binomial", "scatter_allgather"}, "reduce": {"binomial", "reduce_scatter_gather"},
     "allreduce": {"recursive_doubling", "rabenseifner", "ring"}, "allgather": {"bruck", "ring"},
-    "alltoall": {"pairwise"}, "gather": {"binomial", "linear"}, "scatter": {"binomial", "linear"},
+    "alltoall": {"pairwise", "bruck"}, "gather": {"binomial", "linear"}, "scatter": {"binomial", "linear"},
     "reduce_scatter_block": {"recursive_halving", "ring"}, "barrier": {"dissemination"},
 }
 
@@ -42,6 +42,22 @@ def check_algorithm(p, where, nranks):
         fail(f"{where}: algorithm {got!r} on 2 ranks, expected recursive_doubling")
 
 
+def check_cost_model(doc, nranks):
+    """A run with liboverlap records the cost model it calibrated (OVX_Calibrate)."""
+    m = doc["metadata"].get("cost_model")
+    if "overlap" not in doc["config"].get("impls", []):
+        if m is not None:
+            fail(f"metadata.cost_model is {m} in a run without liboverlap")
+        return
+    if m is None:
+        fail("metadata.cost_model is null in a run with liboverlap")
+    want = "measured" if nranks > 1 else "default"
+    if m["source"] != want:
+        fail(f"metadata.cost_model.source is {m['source']!r}, expected {want!r}")
+    if not (is_num(m["latency_s"]) and 0 < m["latency_s"] < 1
+            and is_num(m["bandwidth_bytes_per_s"]) and m["bandwidth_bytes_per_s"] > 0):
+        fail(f"metadata.cost_model has implausible values: {m}")
+
 
 def is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -52,7 +68,7 @@ def close(a, b, rel=1e-9):
 
 
 # The schema version each benchmark writes (docs/result-format.md).
-SCHEMA_VERSIONS = {"sync": 2, "nbc": 6, "impact": 3, "latency": 3, "coll": 3, "progress": 2,
+SCHEMA_VERSIONS = {"sync": 2, "nbc": 7, "impact": 3, "latency": 3, "coll": 3, "progress": 2,
                    "part": 2, "p2p": 5}
 
 KINDS = {

@@ -2,6 +2,7 @@
 //
 //   mpiexec -n P ovx-equality caller|shared|dedicated [--seed S] [--cases N] [--timeout SEC]
 //                             [--max-count N] [--keep-engine] [--padded] [--expect OP=ALG]...
+//                             [--calibrate measure|skewed]
 //
 // Rank 0 draws each case (collective, count including 0 and up to 100k elements, root,
 // datatype/operation, in-place or not, communicator, how to complete) from one seed and
@@ -25,8 +26,12 @@
 //      one MPI_Waitall (or an MPI_Testall loop).
 // --expect OP=ALG (run with OVERLAP_ALGORITHMS forcing ALG): OVX_Algorithm must name ALG for
 // OP at 100000 eight-byte elements on P ranks, so a forced run cannot pass by running the
-// model's choice. Exit status 0 when everything matched; 1 with a message naming the case on the
-// first mismatch; MPI_Abort (nonzero) when a call fails or nothing completes within --timeout.
+// model's choice. --calibrate calls OVX_Calibrate first: `measure` measures each pair's link;
+// `skewed` tells each rank a different network (rank r: latency 1 + 50 r us, bandwidth
+// 10 / (1 + r) GB/s, a latency of 10 KB on rank 0 and 377 KB on rank 3), which without
+// the agreement would make ranks choose different algorithms. Exit status 0 when everything
+// matched; 1 with a message naming the case on the first mismatch; MPI_Abort (nonzero) when a call
+// fails or nothing completes within --timeout.
 #include <overlap/overlap.h>
 
 #include <mpi.h>
@@ -66,6 +71,7 @@ struct Options {
   bool keep_engine = false;  // leave the engine's shutdown to MPI_Finalize
   bool padded = false;       // also MPI_DOUBLE_INT, a pair type with a gap
   std::vector<std::pair<std::string, std::string>> expect;  // OP, the algorithm OVX_Algorithm names
+  std::string calibrate;                                    // "", "measure" or "skewed"
 };
 
 // ---------------------------------------------------------------------------------------
@@ -109,6 +115,9 @@ bool parse(int argc, char** argv, Options& o) {
       o.timeout_s = static_cast<int>(v);
     } else if (opt == "--max-count" && parse_int(value, 0, 10000000, v)) {
       o.max_total = static_cast<int>(v);
+    } else if (opt == "--calibrate" &&
+               (std::strcmp(value, "measure") == 0 || std::strcmp(value, "skewed") == 0)) {
+      o.calibrate = value;
     } else if (const char* eq = std::strchr(value, '='); opt == "--expect" && eq != nullptr) {
       o.expect.emplace_back(std::string(value, eq), std::string(eq + 1));
     } else {
@@ -116,6 +125,21 @@ bool parse(int argc, char** argv, Options& o) {
     }
   }
   return true;
+}
+
+void calibrate(const std::string& how) {
+  if (how == "skewed") {
+    const std::string model = "latency=" + std::to_string(1 + 50 * g_rank) +
+                              "us,bandwidth=" + std::to_string(10.0 / (1 + g_rank)) + "GB/s";
+    setenv("OVERLAP_COST_MODEL", model.c_str(), 1);
+  }
+  check_rc(OVX_Calibrate(), "OVX_Calibrate");
+  double latency = 0, bandwidth = 0;
+  const char* source = nullptr;
+  check_rc(OVX_Get_cost_model(&latency, &bandwidth, &source), "OVX_Get_cost_model");
+  if (g_rank == 0)
+    std::printf("ovx-equality: cost model %s: latency %.2f us, bandwidth %.3f GB/s\n", source,
+                latency * 1e6, bandwidth / 1e9);
 }
 
 std::vector<MPI_Comm> make_comms() {
@@ -181,6 +205,7 @@ int main(int argc, char** argv) {
              std::to_string(g_phase_case.load()) + " (seed " + std::to_string(g_seed) + "),";
     });
     check_rc(OVX_Init(o.policy), "OVX_Init");
+    if (!o.calibrate.empty()) calibrate(o.calibrate);
     OVX_Progress in_use = OVX_PROGRESS_DEFAULT;
     check_rc(OVX_Get_progress(&in_use), "OVX_Get_progress");
     std::vector<MPI_Comm> comms = make_comms();

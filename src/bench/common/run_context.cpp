@@ -136,6 +136,17 @@ const Schema<ClockSyncQuality>& clock_sync_schema() {
   return s;
 }
 
+const Schema<CostModelFacts>& cost_model_schema() {
+  using M = CostModelFacts;
+  static const Schema<M> s =
+      Schema<M>()
+          .add("latency_s", &M::latency_s, Unit::seconds, "one message's latency")
+          .add("bandwidth_bytes_per_s", &M::bandwidth, Unit::none, "a link's bandwidth, bytes/s")
+          .add("source", &M::source, Unit::none,
+               "measured (OVX_Calibrate, agreed by every rank), OVERLAP_COST_MODEL or default");
+  return s;
+}
+
 const Schema<RunContext>& run_context_schema() {
   using C = RunContext;
   static const Schema<C> s =
@@ -170,6 +181,10 @@ const Schema<RunContext>& run_context_schema() {
           .section("placement", &C::placement, placement_schema(),
                    "where the ranks ran: each rank's CPUs and the Slurm job (files written "
                    "before this field read as null)",
+                   true)
+          .section("cost_model", &C::cost_model, cost_model_schema(),
+                   "the parameters liboverlap's algorithm choice used (null without liboverlap "
+                   "and in files written before this field)",
                    true);
   return s;
 }

@@ -17,6 +17,13 @@
 
 namespace overlap::bench {
 
+// liboverlap's cost model as the run used it (OVX_Get_cost_model after OVX_Calibrate).
+struct CostModelFacts {
+  double latency_s = 0;
+  double bandwidth = 0;  // bytes per second
+  std::string source;    // measured, OVERLAP_COST_MODEL or default
+};
+
 struct RunContext {
   std::string mpi_library;         // MPI_Get_library_version, first line
   std::string mpi_flavor;          // "openmpi", "mpich" or "other"
@@ -35,8 +42,10 @@ struct RunContext {
   std::optional<ClockSyncQuality> clock_sync;     // benchmarks on the global clock
   std::optional<OverlapRunSettings> overlap_run;  // under overlap-run (intercepting)
   std::optional<Placement> placement;             // always set by collect_run_context
+  std::optional<CostModelFacts> cost_model;       // runs that use liboverlap
 };
 const Schema<RunContext>& run_context_schema();
+const Schema<CostModelFacts>& cost_model_schema();
 const Schema<ClockSyncQuality>& clock_sync_schema();
 
 // The variables that change how an MPI library progresses or binds (MPICH_*, MPIR_CVAR_*,

@@ -233,7 +233,10 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   calibration_s_ += rec.calibration_s;
   const Calibrated& comm = comm_cache_[comm_key];
   const Calibrated& comp = comp_cache_[key.target_comp_s];
-  if (comm.ok) rec.msg_bytes = comm.size * op->element_bytes();
+  if (comm.ok) {
+    rec.msg_bytes = comm.size * op->element_bytes();
+    rec.algorithm = liboverlap_algorithm(key.op, key.impl, *rec.msg_bytes, clock_.size());
+  }
   if (comp.ok) rec.comp_size = comp.size;
   if (!comm.ok || !comp.ok) {
     rec.invalid_reason = !comm.ok ? comm.reason : comp.reason;

@@ -76,6 +76,9 @@ const Schema<NbcPoint>& nbc_point_schema() {
           .add("invalid_reason", &P::invalid_reason, Unit::none, "one line; empty when valid")
           .add("msg_bytes", &P::msg_bytes, Unit::bytes,
                "calibrated message size per rank (docs/nbc-benchmark.md)")
+          .add("algorithm", &P::algorithm, Unit::none,
+               "liboverlap's algorithm at msg_bytes and P (OVX_Algorithm: the cost model's "
+               "choice, or OVERLAP_ALGORITHMS); empty for MPI's own and without msg_bytes")
           .add("comp_size", &P::comp_size, Unit::none, "calibrated computation size (GEMM order n)")
           .add("calibrated_comm_s", &P::calibrated_comm_s, Unit::seconds,
                "what the message size's calibration measured at msg_bytes")

@@ -22,8 +22,9 @@ namespace overlap::bench {
 // slowest rank against the slowest rank's reference; 6 (issue 24): osu/imb_overlap_pct from
 // the peers' own protocols (peers), the formulas on nbc's times renamed
 // osu/imb_on_nbc_times_pct, per-rank means (ranks), comp_speed_spread, imprecise and
-// ratio_diagnosis, calibrated_comm_s/comp_s and calibration_note, config.peer_iterations
-inline constexpr int kNbcSchemaVersion = 6;
+// ratio_diagnosis, calibrated_comm_s/comp_s and calibration_note, config.peer_iterations;
+// 7 (issue 28): algorithm
+inline constexpr int kNbcSchemaVersion = 7;
 
 struct NbcConfig {
   std::vector<Implementation> impls{Implementation::mpi};  // compared point by point
@@ -67,6 +68,7 @@ struct NbcPoint {
   bool valid = false;
   std::string invalid_reason;
   std::optional<long> msg_bytes;
+  std::string algorithm;  // liboverlap's at msg_bytes (OVX_Algorithm); empty for MPI's own
   std::optional<long> comp_size;
   // What the calibrations measured at the sizes used; a note when a size is the nearest
   // reachable rather than within the tolerance (a step in time), saying why.

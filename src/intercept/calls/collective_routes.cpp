@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -482,6 +483,16 @@ void add_collective_routes(ovx_core& t) {
 }
 
 void start_collective_routes(bool blocking) {
+  // The cost model's parameters, measured and agreed before any collective can run (every
+  // rank routing collectives is here; a failure leaves every rank with the defaults).
+  char why[512] = "";
+  if (ovx_private_calibrate(why, sizeof why) != MPI_SUCCESS) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      std::fprintf(stderr, "overlap-run: %s; liboverlap's collectives use its default cost model\n",
+                   why);
+  }
   if (!make_duplicate(MPI_COMM_WORLD)) return;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, twin_gone, &twin_keyval, nullptr);
   blocking_ready.store(blocking, std::memory_order_relaxed);
