@@ -133,7 +133,11 @@ def split_by_impl(run):
     for impl in impls:
         metadata = dict(run.metadata)
         if impl == "overlap":
-            policy = run.config.get("progress", "shared")
+            # The policy in effect (auto resolved; metadata.progress_choice), else as asked.
+            choice = run.metadata.get("progress_choice") or {}
+            policy = choice.get("policy") or run.config.get("progress", "shared")
+            if run.config.get("progress") == "auto" and choice.get("policy"):
+                policy = f"auto → {policy}"
             metadata["label"] = f"{run.label} · liboverlap {policy}"
         else:
             metadata["label"] = f"{run.label} · MPI"

@@ -12,7 +12,10 @@
  *   OVX_PROGRESS_DEDICATED  a thread bound to a core the computation leaves free,
  *                           polling continuously while collectives are in flight
  * OVX_PROGRESS_DEFAULT reads the environment variable OVERLAP_PROGRESS
- * (caller|shared|dedicated), else uses shared. The dedicated core is the last core of
+ * (auto|caller|shared|dedicated), else uses auto: dedicated where this rank has a core its
+ * program's threads leave free, else shared; caller where MPICH runs its own progress
+ * thread (MPICH_ASYNC_PROGRESS=1). OVERLAP_VERBOSE=1 prints the choice and why once, and
+ * OVX_Progress_reason says it. The dedicated core is the last core of
  * the process's CPU set unless OVERLAP_PROGRESS_CORE names another (0-based index
  * within the set).
  *
@@ -62,6 +65,16 @@ int OVX_Get_progress(OVX_Progress* policy);
 int OVX_Poll(int* work);
 /* "caller", "shared", "dedicated" or "default". */
 const char* OVX_Progress_name(OVX_Progress policy);
+/* Why the running engine has its policy, in one line (who asked for it, or what `auto`
+ * saw: the cores of this rank's CPU set, the ranks sharing them, the program's threads);
+ * NULL when liboverlap is not initialised. Valid until the calling thread's next call. */
+const char* OVX_Progress_reason(void);
+/* What `auto` chooses in this process for a program that runs `threads` computation
+ * threads (0: unknown, then OpenMP's omp_get_max_threads() where OpenMP is loaded, else
+ * 1), `leave_core` != 0 when the user asked for a core to be left to progress. Sets
+ * *policy (caller, shared or dedicated) and *reason (valid until the calling thread's next
+ * call; may be NULL). Local, no MPI call: may be called before MPI_Init. */
+int OVX_Progress_choose(int threads, int leave_core, OVX_Progress* policy, const char** reason);
 /* The algorithm liboverlap's collective `collective` ("bcast", "reduce", "allreduce",
  * "allgather", "alltoall", "gather", "scatter", "reduce_scatter_block", "barrier") runs on
  * `size` ranks for `bytes` bytes of `count` elements (the vector of a reduction, one rank's

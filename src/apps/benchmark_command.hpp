@@ -54,10 +54,25 @@ class BenchmarkCommand : public Command {
     const OptionValues values(specs_, given);
     config_ = b_.parse(values);
     if (!run_.resume.empty()) load_resume(values);
-    const std::optional<bench::ProgressPolicy> policy = b_.liboverlap(config_);
+    policy_ = b_.liboverlap(config_);
+    if (policy_) policy_reason_ = "--progress " + std::string(bench::to_string(*policy_));
+    if (policy_ == bench::ProgressPolicy::automatic) {
+      // auto: dedicated where the computation's threads leave a core free (or
+      // --dedicate-cores leaves one), decided on this rank's CPU set before MPI_Init.
+      int threads = 1;
+      bool leave = false;
+      if (b_.traits.computes) {
+        const bench::RunPlan all = plan_threads(run_.threads, run_.dedicate_cores, 0);
+        threads = static_cast<int>(all.thread_pus.size());
+        leave = all.dedicated_cores > 0;
+      }
+      const ResolvedProgress r = resolve_auto_progress(threads, leave);
+      policy_ = r.policy;
+      policy_reason_ = r.reason;
+    }
     if (b_.traits.computes) {
       // A dedicated progress thread needs a core the computation leaves free.
-      const int needed = policy == bench::ProgressPolicy::dedicated ? 1 : 0;
+      const int needed = policy_ == bench::ProgressPolicy::dedicated ? 1 : 0;
       plan_ = plan_threads(run_.threads, run_.dedicate_cores, needed);
     }
     clock_ = clock::make_clock_source(run_.clock);
@@ -76,8 +91,8 @@ class BenchmarkCommand : public Command {
   int run(const std::string& command_line, int provided) override {
     started_ = std::chrono::steady_clock::now();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    if (const auto policy = b_.liboverlap(config_)) {
-      if (int rc = start_liboverlap(*policy); rc != 0) return rc;
+    if (policy_) {
+      if (int rc = start_liboverlap(*policy_, policy_reason_); rc != 0) return rc;
     }
     context(command_line, provided);
     if (resumed_) {
@@ -111,7 +126,10 @@ class BenchmarkCommand : public Command {
     ctx_.threads = static_cast<int>(plan_.thread_pus.size());
     ctx_.dedicated_cores = plan_.dedicated_cores;
     ctx_.thread_pus = describe_pus(plan_);
-    if (b_.liboverlap(config_)) ctx_.cost_model = liboverlap_cost_model();
+    if (policy_) {
+      ctx_.cost_model = liboverlap_cost_model();
+      ctx_.progress_choice = liboverlap_progress(policy_reason_);
+    }
   }
 
   int refuse(const std::string& message) const {
@@ -228,6 +246,8 @@ class BenchmarkCommand : public Command {
   RunOptionTexts run_;
   C config_{};
   bench::RunPlan plan_;
+  std::optional<bench::ProgressPolicy> policy_;  // liboverlap's, auto resolved
+  std::string policy_reason_;
   std::unique_ptr<clock::ClockSource> clock_;
   std::string output_;
   bool bar_ = false;

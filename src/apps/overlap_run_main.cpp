@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   std::string policy, min_size, defer, report, partitioned, collectives, place;
   bool off = false;
   app.add_option("--progress", policy,
-                 "who makes transfers progress: caller, shared (default), dedicated "
-                 "[OVERLAP_PROGRESS]");
+                 "who makes transfers progress: auto (default: dedicated where a core is free "
+                 "for it, else shared), caller, shared, dedicated [OVERLAP_PROGRESS]");
   app.add_option("--min-size", min_size,
                  "smallest message worth deferring, e.g. 64KiB (default), 0 for all "
                  "[OVERLAP_INTERCEPT_MIN_SIZE]");

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "mpi/agree_on_failure.hpp"
@@ -10,7 +11,31 @@
 
 namespace overlap::apps {
 
-int start_liboverlap(bench::ProgressPolicy policy) {
+ResolvedProgress resolve_auto_progress(int threads, bool leave_core) {
+  OVX_Progress p = OVX_PROGRESS_SHARED;
+  const char* why = nullptr;
+  ResolvedProgress r;
+  if (OVX_Progress_choose(threads, leave_core ? 1 : 0, &p, &why) != MPI_SUCCESS) {
+    r.reason = "auto: liboverlap could not choose; shared";
+    return r;
+  }
+  r.policy = p == OVX_PROGRESS_CALLER      ? bench::ProgressPolicy::caller
+             : p == OVX_PROGRESS_DEDICATED ? bench::ProgressPolicy::dedicated
+                                           : bench::ProgressPolicy::shared;
+  r.reason = std::string("auto: ") + (why != nullptr ? why : "");
+  return r;
+}
+
+bench::ProgressChoice liboverlap_progress(const std::string& reason) {
+  bench::ProgressChoice c;
+  OVX_Progress p = OVX_PROGRESS_DEFAULT;
+  OVX_Get_progress(&p);
+  c.policy = OVX_Progress_name(p);
+  c.reason = reason;
+  return c;
+}
+
+int start_liboverlap(bench::ProgressPolicy policy, const std::string& reason) {
   const OVX_Progress p = policy == bench::ProgressPolicy::caller      ? OVX_PROGRESS_CALLER
                          : policy == bench::ProgressPolicy::dedicated ? OVX_PROGRESS_DEDICATED
                                                                       : OVX_PROGRESS_SHARED;
@@ -30,7 +55,13 @@ int start_liboverlap(bench::ProgressPolicy policy) {
   // The cost model measured and agreed before the first collective (every rank is here).
   if (why.empty()) why = mpi::agree_on_failure(MPI_COMM_WORLD, failure(OVX_Calibrate()));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-  if (why.empty()) return 0;
+  if (why.empty()) {
+    const char* verbose = std::getenv("OVERLAP_VERBOSE");
+    if (rank == 0 && verbose != nullptr && std::atoi(verbose) != 0)
+      std::fprintf(stderr, "overlap-bench: progress policy '%s' (%s)\n",
+                   std::string(bench::to_string(policy)).c_str(), reason.c_str());
+    return 0;
+  }
   if (rank == 0)
     std::fprintf(stderr, "overlap-bench: --progress %s: %s\n",
                  std::string(bench::to_string(policy)).c_str(), why.c_str());

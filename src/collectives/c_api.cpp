@@ -18,6 +18,7 @@
 #include "collectives/intercept_abi.h"
 #include "collectives/reduction.hpp"
 #include "collectives/typemap_shadow.hpp"
+#include "progress/auto_policy.hpp"
 #include "progress/engine_runtime.hpp"
 #include "progress/generalized_request.hpp"
 #include "progress/mpi_errors.hpp"
@@ -192,6 +193,18 @@ Shadow::Use output_use(const void* sendbuf) {
   return sendbuf == MPI_IN_PLACE ? Shadow::Use::read_write : Shadow::Use::write;
 }
 
+OVX_Progress to_ovx(progress::ProgressPolicy p) {
+  switch (p) {
+    case progress::ProgressPolicy::caller:
+      return OVX_PROGRESS_CALLER;
+    case progress::ProgressPolicy::shared:
+      return OVX_PROGRESS_SHARED;
+    case progress::ProgressPolicy::dedicated:
+      return OVX_PROGRESS_DEDICATED;
+  }
+  return OVX_PROGRESS_DEFAULT;
+}
+
 }  // namespace
 
 extern "C" {
@@ -246,17 +259,7 @@ int OVX_Get_progress(OVX_Progress* policy) {
                 "liboverlap is not initialised");
   if (policy == nullptr)
     return fail("OVX_Get_progress", MPI_COMM_WORLD, ErrorKind::argument, "policy is NULL");
-  switch (e->policy()) {
-    case progress::ProgressPolicy::caller:
-      *policy = OVX_PROGRESS_CALLER;
-      break;
-    case progress::ProgressPolicy::shared:
-      *policy = OVX_PROGRESS_SHARED;
-      break;
-    case progress::ProgressPolicy::dedicated:
-      *policy = OVX_PROGRESS_DEDICATED;
-      break;
-  }
+  *policy = to_ovx(e->policy());
   return MPI_SUCCESS;
 }
 
@@ -310,6 +313,30 @@ int OVX_Get_cost_model(double* latency_seconds, double* bytes_per_second, const 
   if (latency_seconds != nullptr) *latency_seconds = p.latency_s;
   if (bytes_per_second != nullptr) *bytes_per_second = p.bandwidth;
   if (source != nullptr) *source = collectives::cost_source_name(p.source);
+  return MPI_SUCCESS;
+}
+
+const char* OVX_Progress_reason(void) {
+  thread_local std::string reason;
+  auto* e = progress::running_engine();
+  if (progress::in_forked_child() || e == nullptr || !collectives::application_active())
+    return nullptr;
+  reason = e->config().reason;
+  return reason.c_str();
+}
+
+int OVX_Progress_choose(int threads, int leave_core, OVX_Progress* policy, const char** reason) {
+  thread_local std::string why;
+  if (policy == nullptr || threads < 0) {
+    std::fprintf(stderr, "liboverlap: OVX_Progress_choose: %s\n",
+                 policy == nullptr ? "policy is NULL" : "threads is negative");
+    return MPI_ERR_ARG;
+  }
+  const progress::AutoChoice c =
+      progress::resolve_auto(progress::gather_auto_inputs(threads, leave_core != 0));
+  *policy = to_ovx(c.policy);
+  why = c.reason;
+  if (reason != nullptr) *reason = why.c_str();
   return MPI_SUCCESS;
 }
 

@@ -71,13 +71,14 @@ int calibrate_world(std::string& error) {
     return rc;
   }
   if (all[0] != 0) {
-    error = !setting.error.empty() ? setting.error
-                                   : "OVERLAP_COST_MODEL is malformed on another rank";
+    error =
+        !setting.error.empty() ? setting.error : "OVERLAP_COST_MODEL is malformed on another rank";
     return MPI_ERR_ARG;
   }
   if (all[1] != 0) {
-    error = "a liboverlap collective was called before the calibration (on this or another "
-            "rank): its parameters stay as they were";
+    error =
+        "a liboverlap collective was called before the calibration (on this or another "
+        "rank): its parameters stay as they were";
     return MPI_ERR_OTHER;
   }
   CostParams p = setting.given.value_or(CostParams{});
@@ -99,16 +100,15 @@ int calibrate_world(std::string& error) {
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   const double in[3] = {p.latency_s, p.bandwidth, static_cast<double>(p.source)};
   std::vector<double> every(3 * static_cast<std::size_t>(size));
-  if (const int rc = PMPI_Allgather(in, 3, MPI_DOUBLE, every.data(), 3, MPI_DOUBLE,
-                                    MPI_COMM_WORLD);
+  if (const int rc = PMPI_Allgather(in, 3, MPI_DOUBLE, every.data(), 3, MPI_DOUBLE, MPI_COMM_WORLD);
       rc != MPI_SUCCESS) {
     error = "the ranks could not agree on the cost model (MPI_Allgather failed)";
     return rc;
   }
   CostParams agreed{0, DBL_MAX, CostSource::defaults};
   for (std::size_t r = 0; r < every.size(); r += 3)
-    agreed = combine(agreed, {every[r], every[r + 1],
-                              static_cast<CostSource>(static_cast<int>(every[r + 2]))});
+    agreed = combine(
+        agreed, {every[r], every[r + 1], static_cast<CostSource>(static_cast<int>(every[r + 2]))});
   // Nothing measured anywhere (one rank): the defaults, said so.
   if (agreed.latency_s <= 0 || agreed.bandwidth >= DBL_MAX) agreed = CostParams{};
   set_process_cost_params(agreed);

@@ -15,8 +15,8 @@ constexpr double kMaxLatencyBytes = 16.0 * 1024 * 1024;
 
 using Units = std::initializer_list<std::pair<std::string_view, double>>;
 const Units kTimeUnits = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
-const Units kRateUnits = {{"B/s", 1.0},    {"kB/s", 1e3},        {"MB/s", 1e6},
-                          {"GB/s", 1e9},   {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}};
+const Units kRateUnits = {{"B/s", 1.0},  {"kB/s", 1e3},       {"MB/s", 1e6},
+                          {"GB/s", 1e9}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}};
 
 std::string allowed(const Units& units) {
   std::string s;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "progress/auto_policy.hpp"
 #include "progress/mpi_errors.hpp"
 #include "progress/mpi_progress_hook.hpp"
 #include "progress/thread_level.hpp"
@@ -177,33 +178,49 @@ void note_rescue() {
 // with its progress hook). Not with MPICH: its `caller` needs the rescue thread, i.e.
 // MPI_THREAD_MULTIPLE, so the default there is refused as before. Said once on stderr.
 // (Should the hook be missing, start_locked refuses `caller` and says why.)
-void fall_back_to_caller(std::optional<ProgressPolicy> requested, EngineConfig& config) {
+void fall_back_to_caller(EngineConfig& config) {
 #if defined(MPICH)
-  (void)requested;
   (void)config;
 #else
-  const char* env = std::getenv("OVERLAP_PROGRESS");
-  if (requested || (env != nullptr && *env != '\0') || !needs_thread(config)) return;
+  if (!config.automatic || !needs_thread(config)) return;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   if (provided >= MPI_THREAD_MULTIPLE) return;
   config.policy = ProgressPolicy::caller;
+  config.reason = std::string("MPI provides ") + thread_level_name(provided) +
+                  ", below MPI_THREAD_MULTIPLE: no thread of ours may call MPI";
   static std::atomic<bool> said{false};
   if (!said.exchange(true)) {
     std::fprintf(stderr,
                  "liboverlap: MPI provides %s (below MPI_THREAD_MULTIPLE), so the default "
                  "progress policy is 'caller' (collectives progress inside the application's MPI "
-                 "calls) instead of 'shared'\n",
+                 "calls)\n",
                  thread_level_name(provided));
   }
 #endif
+}
+
+// OVERLAP_PROGRESS unset or `auto`: the policy this rank's cores allow (auto_policy.hpp),
+// said once on stderr with OVERLAP_VERBOSE=1.
+void resolve_automatic(EngineConfig& config) {
+  if (!config.automatic) return;
+  const AutoChoice c = resolve_auto(gather_auto_inputs(0, false));
+  config.policy = c.policy;
+  config.reason = "auto: " + c.reason;
+  const char* verbose = std::getenv("OVERLAP_VERBOSE");
+  if (verbose == nullptr || std::atoi(verbose) == 0) return;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "liboverlap: rank %d: progress policy '%s' (%s)\n", rank,
+               policy_name(c.policy), config.reason.c_str());
 }
 
 // Starts the engine; r.mu held. Returns an error or "".
 std::string start_locked(Runtime& r, std::optional<ProgressPolicy> requested) {
   auto cfg = config_from_environment(requested);
   if (!cfg.error.empty()) return cfg.error;
-  fall_back_to_caller(requested, cfg.config);
+  resolve_automatic(cfg.config);
+  fall_back_to_caller(cfg.config);
   choose_caller_mechanism(cfg.config);
   if (std::string e = thread_level_error(cfg.config); !e.empty()) return e;
   ThreadHooks hooks;

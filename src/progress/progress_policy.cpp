@@ -50,16 +50,21 @@ bool read_int(const char* name, long min, long max, long& out, std::string& erro
 
 ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   ConfigResult r;
+  const char* env = std::getenv("OVERLAP_PROGRESS");
   if (requested) {
     r.config.policy = *requested;
-  } else if (const char* env = std::getenv("OVERLAP_PROGRESS"); env != nullptr && *env != '\0') {
+    r.config.reason = "asked for by the program";
+  } else if (env == nullptr || *env == '\0' || std::string_view(env) == "auto") {
+    r.config.automatic = true;
+  } else {
     auto p = parse_policy(env);
     if (!p) {
-      r.error =
-          std::string("OVERLAP_PROGRESS='") + env + "' is not one of: caller, shared, dedicated";
+      r.error = std::string("OVERLAP_PROGRESS='") + env +
+                "' is not one of: auto, caller, shared, dedicated";
       return r;
     }
     r.config.policy = *p;
+    r.config.reason = std::string("OVERLAP_PROGRESS=") + env;
   }
   long core = -1, min_us = r.config.backoff.min_sleep.count(),
        max_us = r.config.backoff.max_sleep.count(), rescue_ms = r.config.rescue_after.count();

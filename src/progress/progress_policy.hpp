@@ -20,6 +20,10 @@ const char* policy_name(ProgressPolicy policy);
 
 struct EngineConfig {
   ProgressPolicy policy = ProgressPolicy::shared;
+  // Nothing chose a policy (OVERLAP_PROGRESS unset or `auto`): the runtime resolves it
+  // (auto_policy.hpp) and says why in `reason`.
+  bool automatic = false;
+  std::string reason;   // why `policy`: who asked, or what auto saw
   int core_index = -1;  // dedicated: index in the process's cores; -1 = the last one
   // dedicated: also take the core away from the thread that starts the engine, so the
   // threads it creates later (the computation) cannot run there.
@@ -35,7 +39,7 @@ struct EngineConfig {
 // Whether the configuration runs a thread of ours that calls MPI.
 bool needs_thread(const EngineConfig& config);
 
-// `requested` empty means "take OVERLAP_PROGRESS, else shared". Other settings always
+// `requested` empty means "take OVERLAP_PROGRESS, else auto" (`automatic`). Other settings always
 // come from the environment. On a bad value, `error` names it and what is allowed.
 struct ConfigResult {
   EngineConfig config;

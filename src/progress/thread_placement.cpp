@@ -2,6 +2,7 @@
 
 #include <hwloc.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -83,6 +84,37 @@ std::string exclude_core_from_this_thread(int core_index) {
   if (hwloc_set_cpubind(t.topo, mine.map, HWLOC_CPUBIND_THREAD) != 0)
     return "hwloc could not narrow the thread's CPU binding";
   return "";
+}
+
+}  // namespace overlap::progress
+
+namespace overlap::progress {
+
+ProcessCores process_cores() {
+  ProcessCores r;
+  Topology t;
+  if (t.topo == nullptr) {
+    r.error = "hwloc could not load the machine topology";
+    return r;
+  }
+  Bitmap allowed;
+  if (hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_PROCESS) != 0 &&
+      hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_THREAD) != 0) {
+    r.error = "hwloc could not read the process's CPU binding";
+    return r;
+  }
+  const int n = hwloc_get_nbobjs_by_type(t.topo, HWLOC_OBJ_CORE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t core = hwloc_get_obj_by_type(t.topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    ++r.machine_cores;
+    if (hwloc_bitmap_isincluded(core->cpuset, allowed.map)) ++r.cores;
+  }
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, allowed.map) >= 0 && text != nullptr) {
+    r.cpus = text;
+    std::free(text);
+  }
+  return r;
 }
 
 }  // namespace overlap::progress

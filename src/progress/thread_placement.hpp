@@ -21,3 +21,17 @@ CoreChoice bind_this_thread_to_core(int index);
 std::string exclude_core_from_this_thread(int core);
 
 }  // namespace overlap::progress
+
+namespace overlap::progress {
+
+// The whole cores of the process's CPU set, and whether that set is every core the
+// machine lets this process see (no binding by the launcher).
+struct ProcessCores {
+  int cores = 0;
+  int machine_cores = 0;
+  std::string cpus;  // the CPU set as a list, e.g. "0-3"
+  std::string error;
+};
+ProcessCores process_cores();
+
+}  // namespace overlap::progress

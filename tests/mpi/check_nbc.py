@@ -119,7 +119,7 @@ def check_metadata(doc, args, grid):
     if cfg.get("impls") != grid["impls"]:
         fail(f"config.impls {cfg.get('impls')!r}, the run asked for {grid['impls']}")
     asked = grid["extra"][grid["extra"].index("--progress") + 1] if "--progress" in grid["extra"] \
-        else "shared"
+        else "auto"
     if cfg.get("progress") != asked:
         fail(f"config.progress {cfg.get('progress')!r}, the run asked for {asked!r}")
     n = args.np

@@ -43,7 +43,8 @@ def check_algorithm(p, where, nranks):
 
 
 def check_cost_model(doc, nranks):
-    """A run with liboverlap records the cost model it calibrated (OVX_Calibrate)."""
+    """A run with liboverlap records the cost model it calibrated (OVX_Calibrate) and the
+    progress policy in effect with its reason."""
     m = doc["metadata"].get("cost_model")
     if "overlap" not in doc["config"].get("impls", []):
         if m is not None:
@@ -54,6 +55,11 @@ def check_cost_model(doc, nranks):
     want = "measured" if nranks > 1 else "default"
     if m["source"] != want:
         fail(f"metadata.cost_model.source is {m['source']!r}, expected {want!r}")
+    c = doc["metadata"].get("progress_choice")
+    if c is None or c["policy"] not in ("caller", "shared", "dedicated") or not c["reason"]:
+        fail(f"metadata.progress_choice is {c!r} in a run with liboverlap")
+    if doc["config"].get("progress") == "auto" and not c["reason"].startswith("auto: "):
+        fail(f"--progress auto, yet the recorded reason is {c['reason']!r}")
     if not (is_num(m["latency_s"]) and 0 < m["latency_s"] < 1
             and is_num(m["bandwidth_bytes_per_s"]) and m["bandwidth_bytes_per_s"] > 0):
         fail(f"metadata.cost_model has implausible values: {m}")

@@ -62,9 +62,9 @@ void expect_same_model_everywhere(const Model& m, const std::string& when) {
   double mine[2] = {m.latency, m.bandwidth}, root[2] = {m.latency, m.bandwidth};
   MPI_Bcast(root, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   expect(mine[0] == root[0] && mine[1] == root[1],
-         when + ": parameters differ from rank 0's (latency " + std::to_string(mine[0]) +
-             " vs " + std::to_string(root[0]) + ", bandwidth " + std::to_string(mine[1]) +
-             " vs " + std::to_string(root[1]) + ")");
+         when + ": parameters differ from rank 0's (latency " + std::to_string(mine[0]) + " vs " +
+             std::to_string(root[0]) + ", bandwidth " + std::to_string(mine[1]) + " vs " +
+             std::to_string(root[1]) + ")");
 }
 
 std::string error_text(int rc) {
@@ -135,8 +135,8 @@ int main(int argc, char** argv) {
   expect_same_model_everywhere(measured, "measured");
   expect_same_choices_everywhere("measured");
   if (rank == 0)
-    std::printf("measured on %d ranks in %.1f ms: latency %.2f us, bandwidth %.3f GB/s\n",
-                size, took * 1e3, measured.latency * 1e6, measured.bandwidth / 1e9);
+    std::printf("measured on %d ranks in %.1f ms: latency %.2f us, bandwidth %.3f GB/s\n", size,
+                took * 1e3, measured.latency * 1e6, measured.bandwidth / 1e9);
 
   // 4. A collective first, on rank 0 only (on MPI_COMM_SELF), then the calibration.
   if (rank == 0) {

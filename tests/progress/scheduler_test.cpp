@@ -608,7 +608,12 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   EXPECT_EQ(config_from_environment(ProgressPolicy::caller).config.policy, ProgressPolicy::caller);
   setenv("OVERLAP_PROGRESS", "fast", 1);
   EXPECT_EQ(config_from_environment(std::nullopt).error,
-            "OVERLAP_PROGRESS='fast' is not one of: caller, shared, dedicated");
+            "OVERLAP_PROGRESS='fast' is not one of: auto, caller, shared, dedicated");
+  setenv("OVERLAP_PROGRESS", "auto", 1);
+  EXPECT_TRUE(config_from_environment(std::nullopt).config.automatic);
+  EXPECT_FALSE(config_from_environment(ProgressPolicy::shared).config.automatic);
+  unsetenv("OVERLAP_PROGRESS");
+  EXPECT_TRUE(config_from_environment(std::nullopt).config.automatic);
   setenv("OVERLAP_PROGRESS", "shared", 1);
   setenv("OVERLAP_SHARED_MAX_SLEEP_US", "1x", 1);
   EXPECT_NE(config_from_environment(std::nullopt).error.find("OVERLAP_SHARED_MAX_SLEEP_US='1x'"),

@@ -215,7 +215,9 @@ std::vector<OptionSpec> coll_options() {
        "sizes_bytes"},
       {"--impl", "mpi,overlap",
        "Whose collectives: mpi (MPI's blocking call), overlap (liboverlap's, + MPI_Wait)", "impls"},
-      {"--progress", "shared", "liboverlap's progress policy: caller, shared or dedicated",
+      {"--progress", "auto",
+       "liboverlap's progress policy: auto (dedicated where a core is free, else shared), "
+       "caller, shared or dedicated",
        "progress"},
       {"--iterations", "50", "Windows kept per point (at most 4 times as many are tried)",
        "iterations"},

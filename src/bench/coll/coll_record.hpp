@@ -18,7 +18,7 @@ struct CollConfig {
   std::vector<Collective> ops;
   std::vector<long> sizes_bytes;
   std::vector<Implementation> impls{Implementation::mpi, Implementation::overlap};
-  ProgressPolicy progress = ProgressPolicy::shared;
+  ProgressPolicy progress = ProgressPolicy::automatic;
   int iterations = 50;             // windows kept per point (at most 4x as many tried)
   int warmup = 5;                  // unrecorded runs, also the pilot for the window
   std::optional<double> window_s;  // fixed window; null: 3x the pilot's median

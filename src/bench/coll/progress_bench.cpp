@@ -320,7 +320,7 @@ std::vector<OptionSpec> progress_options() {
       {"--impl", "mpi", "Whose collectives: mpi, overlap (liboverlap) or both, in turn", "impls"},
       {"--progress", "caller",
        "liboverlap's progress policy: caller (progress only inside MPI calls: compare with "
-       "MPI's own under test calls), shared or dedicated",
+       "MPI's own under test calls), shared, dedicated or auto",
        "progress"},
       {"--test-intervals", "16KiB,64KiB,256KiB",
        "One progression run per interval: MPI_Test every this many bytes (none: no such run)",

@@ -13,14 +13,16 @@ enum class Implementation { mpi, overlap };
 inline constexpr EnumNames<Implementation, 2> kImplementationNames{
     "implementation", {{{Implementation::mpi, "mpi"}, {Implementation::overlap, "overlap"}}}};
 
-// liboverlap's progress policies (docs/liboverlap.md).
-enum class ProgressPolicy { caller, shared, dedicated };
+// liboverlap's progress policies (docs/liboverlap.md); `automatic` ("auto") is resolved
+// to one of the others before the run (OVX_Progress_choose) and recorded with its reason.
+enum class ProgressPolicy { caller, shared, dedicated, automatic };
 
-inline constexpr EnumNames<ProgressPolicy, 3> kProgressPolicyNames{
+inline constexpr EnumNames<ProgressPolicy, 4> kProgressPolicyNames{
     "progress policy",
     {{{ProgressPolicy::caller, "caller"},
       {ProgressPolicy::shared, "shared"},
-      {ProgressPolicy::dedicated, "dedicated"}}}};
+      {ProgressPolicy::dedicated, "dedicated"},
+      {ProgressPolicy::automatic, "auto"}}}};
 
 inline std::string_view to_string(Implementation i) { return kImplementationNames.name(i); }
 inline std::string_view to_string(ProgressPolicy p) { return kProgressPolicyNames.name(p); }

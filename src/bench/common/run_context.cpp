@@ -147,6 +147,17 @@ const Schema<CostModelFacts>& cost_model_schema() {
   return s;
 }
 
+const Schema<ProgressChoice>& progress_choice_schema() {
+  using M = ProgressChoice;
+  static const Schema<M> s =
+      Schema<M>()
+          .add("policy", &M::policy, Unit::none,
+               "liboverlap's progress policy in effect: caller, shared or dedicated")
+          .add("reason", &M::reason, Unit::none,
+               "why (rank 0): --progress as given, or what auto saw (cores, ranks, threads)");
+  return s;
+}
+
 const Schema<RunContext>& run_context_schema() {
   using C = RunContext;
   static const Schema<C> s =
@@ -185,6 +196,10 @@ const Schema<RunContext>& run_context_schema() {
           .section("cost_model", &C::cost_model, cost_model_schema(),
                    "the parameters liboverlap's algorithm choice used (null without liboverlap "
                    "and in files written before this field)",
+                   true)
+          .section("progress_choice", &C::progress_choice, progress_choice_schema(),
+                   "liboverlap's progress policy and why (null without liboverlap and in files "
+                   "written before this field)",
                    true);
   return s;
 }

@@ -24,6 +24,12 @@ struct CostModelFacts {
   std::string source;    // measured, OVERLAP_COST_MODEL or default
 };
 
+// liboverlap's progress policy as the run used it, and why (--progress auto: what it saw).
+struct ProgressChoice {
+  std::string policy;  // caller, shared or dedicated (OVX_Get_progress, after fallbacks)
+  std::string reason;  // rank 0's
+};
+
 struct RunContext {
   std::string mpi_library;         // MPI_Get_library_version, first line
   std::string mpi_flavor;          // "openmpi", "mpich" or "other"
@@ -43,9 +49,11 @@ struct RunContext {
   std::optional<OverlapRunSettings> overlap_run;  // under overlap-run (intercepting)
   std::optional<Placement> placement;             // always set by collect_run_context
   std::optional<CostModelFacts> cost_model;       // runs that use liboverlap
+  std::optional<ProgressChoice> progress_choice;  // runs that use liboverlap
 };
 const Schema<RunContext>& run_context_schema();
 const Schema<CostModelFacts>& cost_model_schema();
+const Schema<ProgressChoice>& progress_choice_schema();
 const Schema<ClockSyncQuality>& clock_sync_schema();
 
 // The variables that change how an MPI library progresses or binds (MPICH_*, MPIR_CVAR_*,

@@ -136,7 +136,7 @@ std::vector<OptionSpec> impact_options() {
       {"--tolerance", "10%", "Calibration tolerance (0.1 or 10%)", "tolerance"},
       {"--max-buffer", "1GiB", "Largest matrices per rank (e.g. 512MiB)", "max_bytes"},
       {"--progress", "",
-       "Also start liboverlap's progress engine (caller, shared or dedicated), idle, to "
+       "Also start liboverlap's progress engine (auto, caller, shared or dedicated), idle, to "
        "measure what its presence costs; default: not started",
        "progress"},
   };

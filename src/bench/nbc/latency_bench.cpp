@@ -142,7 +142,9 @@ std::vector<OptionSpec> latency_options() {
        "sizes_bytes"},
       {"--impl", "mpi,overlap", "Whose collectives: mpi, overlap (liboverlap) or both, in turn",
        "impls"},
-      {"--progress", "shared", "liboverlap's progress policy: caller, shared or dedicated",
+      {"--progress", "auto",
+       "liboverlap's progress policy: auto (dedicated where a core is free, else shared), "
+       "caller, shared or dedicated",
        "progress"},
       {"--iterations", "20", "Measured iterations per op and size", "iterations"},
       {"--warmup", "3", "Unrecorded iterations per op and size", "warmup"},

@@ -18,7 +18,7 @@ struct LatencyConfig {
   std::vector<Collective> ops;
   std::vector<long> sizes_bytes;  // asked for, per rank, with nbc's msg_bytes meaning
   std::vector<Implementation> impls{Implementation::mpi, Implementation::overlap};
-  ProgressPolicy progress = ProgressPolicy::shared;
+  ProgressPolicy progress = ProgressPolicy::automatic;
   int iterations = 20;
   int warmup = 3;
   int patience = 100;

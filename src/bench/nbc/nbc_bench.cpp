@@ -398,9 +398,10 @@ std::vector<OptionSpec> nbc_options() {
        "Whose collectives: mpi, overlap (liboverlap), or mpi,overlap to compare them point by "
        "point",
        "impls"},
-      {"--progress", "shared",
-       "liboverlap's progress policy: caller, shared or dedicated (dedicated leaves one core "
-       "free, see --dedicate-cores)",
+      {"--progress", "auto",
+       "liboverlap's progress policy: auto (dedicated where the computation's threads leave "
+       "a core free or --dedicate-cores leaves one, else shared), caller, shared or dedicated "
+       "(dedicated leaves one core free, see --dedicate-cores)",
        "progress"},
       {"--op", "ibcast", "Collectives, comma-separated: " + kNonblockingNames.list() + ", or all",
        "ops"},

@@ -28,7 +28,7 @@ inline constexpr int kNbcSchemaVersion = 7;
 
 struct NbcConfig {
   std::vector<Implementation> impls{Implementation::mpi};  // compared point by point
-  ProgressPolicy progress = ProgressPolicy::shared;        // liboverlap's policy
+  ProgressPolicy progress = ProgressPolicy::automatic;     // liboverlap's policy
   std::vector<Collective> ops;
   std::vector<double> comm_times_s;
   std::vector<double> comp_times_s;

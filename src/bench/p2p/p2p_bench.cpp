@@ -457,8 +457,9 @@ std::vector<OptionSpec> p2p_options() {
        "the computation), blocking-pmpi (the blocking calls as PMPI_Send/PMPI_Recv, past "
        "overlap-run: measured beside blocking under it, the layer's cost side by side)",
        "impls"},
-      {"--progress", "shared",
-       "liboverlap's progress policy for nonblocking-liboverlap: caller, shared or dedicated "
+      {"--progress", "auto",
+       "liboverlap's progress policy for nonblocking-liboverlap: auto (dedicated where the "
+       "computation's threads leave a core free, else shared), caller, shared or dedicated "
        "(dedicated leaves one core free, see --dedicate-cores)",
        "progress"},
       {"--iterations", "20", "Measured round trips per point", "iterations"},

@@ -35,7 +35,7 @@ struct P2pConfig {
   std::vector<long> sizes_bytes;
   std::vector<double> comp_times_s;
   std::vector<P2pImpl> impls{P2pImpl::blocking, P2pImpl::nonblocking};
-  ProgressPolicy progress = ProgressPolicy::shared;  // liboverlap's, for nonblocking-liboverlap
+  ProgressPolicy progress = ProgressPolicy::automatic;  // liboverlap's, for nonblocking-liboverlap
   int iterations = 20;
   int warmup = 2;
   int calibration_runs = 5;

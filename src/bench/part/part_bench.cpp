@@ -486,7 +486,9 @@ std::vector<OptionSpec> part_options() {
        "cache"},
       {"--aggregation", "none",
        "liboverlap's aggregation: none, count:K, bytes:N, adaptive or adaptive:N", "aggregation"},
-      {"--progress", "shared", "liboverlap's progress policy: caller, shared or dedicated",
+      {"--progress", "auto",
+       "liboverlap's progress policy: auto (dedicated where a core is free, else shared), "
+       "caller, shared or dedicated",
        "progress"},
       {"--iterations", "10", "Measured iterations per phase and implementation", "iterations"},
       {"--warmup", "2", "Unrecorded iterations per phase and implementation", "warmup"},

@@ -60,7 +60,7 @@ struct PartConfig {
   long flush_bytes = 0;              // cold: bytes written before each iteration
   std::string flush_source;          // where the last-level cache size came from
   std::string aggregation = "none";  // liboverlap's overlap_aggregation
-  ProgressPolicy progress = ProgressPolicy::shared;
+  ProgressPolicy progress = ProgressPolicy::automatic;
   int iterations = 10;
   int warmup = 2;
   int patience = 100;

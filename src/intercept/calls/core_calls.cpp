@@ -25,6 +25,7 @@
 #include "intercept/runtime/fault_handler.hpp"
 #include "intercept/runtime/program_requests.hpp"
 #include "intercept/runtime/status_codec.hpp"
+#include "overlap/overlap.h"
 
 namespace overlap::intercept {
 
@@ -433,6 +434,23 @@ void agree_on_routes() {
   if (all[1] != 0 && same_size) start_collective_routes(all[2] != 0);
 }
 
+// auto: liboverlap's rule on this rank's CPU set, the launcher's ranks on the node and
+// the program's OpenMP threads (if any), before MPI_Init; what it saw goes to the report,
+// and with OVERLAP_VERBOSE=1 to stderr.
+void resolve_auto_policy(Runtime& rt) {
+  OVX_Progress p = OVX_PROGRESS_SHARED;
+  const char* why = nullptr;
+  if (OVX_Progress_choose(0, 0, &p, &why) != MPI_SUCCESS) p = OVX_PROGRESS_SHARED;
+  rt.policy = p == OVX_PROGRESS_CALLER      ? Policy::caller
+              : p == OVX_PROGRESS_DEDICATED ? Policy::dedicated
+                                            : Policy::shared;
+  rt.policy_reason = std::string("auto: ") + (why != nullptr ? why : "");
+  const char* verbose = std::getenv("OVERLAP_VERBOSE");
+  if (verbose != nullptr && std::atoi(verbose) != 0)
+    std::fprintf(stderr, "overlap-run: progress policy '%s' (%s)\n",
+                 std::string(policy_name(rt.policy)).c_str(), rt.policy_reason.c_str());
+}
+
 int core_init(int* argc, char*** argv, int required, int* provided, int thread_form) {
   Runtime& rt = runtime();
   try {
@@ -446,7 +464,8 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
     std::fflush(stderr);
     _exit(2);
   }
-  rt.policy = rt.settings.policy.value_or(Policy::shared);
+  rt.policy = rt.settings.policy.value_or(Policy::automatic);
+  if (rt.policy == Policy::automatic) resolve_auto_policy(rt);
   rt.program_required = thread_form != 0 ? required : MPI_THREAD_SINGLE;
   // The engine's thread calls MPI beside the program (shared, dedicated), and so may its
   // rescue thread under caller with MPICH: ask for MPI_THREAD_MULTIPLE whenever enabled.

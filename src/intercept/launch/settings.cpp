@@ -13,8 +13,9 @@ Policy parse_policy(std::string_view text, std::string_view what) {
   if (text == "caller") return Policy::caller;
   if (text == "shared") return Policy::shared;
   if (text == "dedicated") return Policy::dedicated;
+  if (text == "auto") return Policy::automatic;
   throw UsageError(fmt::format(
-      "{}: '{}' is not a progress policy; allowed: caller, shared, dedicated", what, text));
+      "{}: '{}' is not a progress policy; allowed: auto, caller, shared, dedicated", what, text));
 }
 
 std::string_view policy_name(Policy p) {
@@ -25,6 +26,8 @@ std::string_view policy_name(Policy p) {
       return "shared";
     case Policy::dedicated:
       return "dedicated";
+    case Policy::automatic:
+      return "auto";
   }
   return "?";
 }

@@ -11,7 +11,8 @@
 
 namespace overlap::intercept {
 
-enum class Policy { caller, shared, dedicated };
+// automatic (`auto`): resolved inside MPI_Init by liboverlap's rule (OVX_Progress_choose).
+enum class Policy { caller, shared, dedicated, automatic };
 
 // Call families that may be deferred (each can be switched off).
 struct Families {
@@ -27,7 +28,7 @@ struct Families {
 
 struct Settings {
   bool enabled = true;           // OVERLAP_INTERCEPT=on|off
-  std::optional<Policy> policy;  // OVERLAP_PROGRESS; empty: shared
+  std::optional<Policy> policy;  // OVERLAP_PROGRESS; empty: auto
   long min_bytes = 64 * 1024;    // OVERLAP_INTERCEPT_MIN_SIZE
   Families families;             // OVERLAP_INTERCEPT_DEFER
   std::string report;            // OVERLAP_INTERCEPT_REPORT (JSON path), "" none

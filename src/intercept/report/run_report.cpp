@@ -157,6 +157,7 @@ json metadata(Runtime& rt, int size) {
   m["progress"] = std::string(policy_name(rt.policy));
   m["progress_mechanism"] = rt.progress_mechanism;
   if (!rt.policy_note.empty()) m["progress_note"] = rt.policy_note;
+  if (!rt.policy_reason.empty()) m["progress_reason"] = rt.policy_reason;
   // docs/overlap-run.md, "UCX's memory hooks".
   if (rt.memory_hooks_mirrored > 0) m["memory_hooks_mirrored"] = rt.memory_hooks_mirrored;
   if (!rt.memory_hooks_failure.empty()) {

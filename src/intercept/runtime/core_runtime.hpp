@@ -47,6 +47,7 @@ struct Runtime {
   Settings settings;
   Policy policy = Policy::shared;
   std::string policy_note;         // why the policy differs from the one asked for
+  std::string policy_reason;       // --progress auto: what it saw
   std::string progress_mechanism;  // how the engine progresses MPI (for the report)
   // UCX's memory hooks found on the shim's wrappers and put on libc's functions
   // (hook_mirror.h), and why that failed where it did.

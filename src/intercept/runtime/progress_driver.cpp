@@ -15,6 +15,8 @@ int ovx_progress_value(Policy p) {
       return 2;
     case Policy::dedicated:
       return 3;
+    case Policy::automatic:
+      return 0;  // OVX_PROGRESS_DEFAULT; core_init resolves auto before acquiring
   }
   return 2;
 }
@@ -76,6 +78,8 @@ const char* ProgressDriver::mechanism() const {
     case Policy::dedicated:
       return "liboverlap's engine, policy dedicated: its ovx-progress thread bound to a core "
              "of its own, polling while transfers are in flight";
+    case Policy::automatic:
+      break;
   }
   return "";
 }
