@@ -36,15 +36,14 @@ int main(int argc, char** argv) {
   ovx_test::expect(expected == OVX_Progress_name(running),
                    "auto chose " + std::string(OVX_Progress_name(running)) + ", expected " +
                        expected + ": " + why);
-  ovx_test::expect(before == running, "OVX_Progress_choose said " +
-                                          std::string(OVX_Progress_name(before)) +
-                                          " before OVX_Init");
+  ovx_test::expect(
+      before == running,
+      "OVX_Progress_choose said " + std::string(OVX_Progress_name(before)) + " before OVX_Init");
   ovx_test::expect(why.rfind("auto: ", 0) == 0, "the reason does not say auto: " + why);
   // One collective runs with the chosen policy.
   int x = rank + 1, sum = 0;
   MPI_Request r = MPI_REQUEST_NULL;
-  ovx_test::expect(OVX_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r) ==
-                       MPI_SUCCESS,
+  ovx_test::expect(OVX_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r) == MPI_SUCCESS,
                    "OVX_Iallreduce");
   MPI_Wait(&r, MPI_STATUS_IGNORE);
   int size = 1;

@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""The batch scripts of examples/slurm, submitted as a user would (sbatch --wait) to the
+real Slurm that scripts/slurm runs on the emulated cluster (issue 27).
+
+  check_slurm.py --slurm scripts/slurm --examples examples/slurm --work DIR --case CASE
+                 --launch srun|mpiexec --bench B [--run R --report P --jacobi J --mpiexec M]
+
+CASE is sync, coll, nbc or overlap-run. The job must end with exit 0 on 2 nodes, one rank
+each; its result file must be complete, name both nodes and record the Slurm job that
+made it (metadata.placement.slurm); overlap-run's job must print the same iterations and
+residual bits plain, under overlap-run per rank and around the launcher. Exits 77 with
+the reason when Slurm is not up here (scripts/slurm up could not start it)."""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+# Small sizes: the test is about the launch forms and what the file records.
+ARGS = {
+    "sync": ("SYNC_ARGS", "--span 2s --passes 5 --barrier-iterations 20"),
+    "coll": ("COLL_ARGS", "--op allreduce,bcast --sizes 1KiB,64KiB --iterations 10"),
+    "nbc": ("NBC_ARGS", "--op iallreduce --comm-times 4ms --comp-times 4ms --iterations 5 "
+                        "--peer-iterations 2"),
+    "overlap-run": ("JACOBI_ARGS", "8192 64 40"),
+}
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", flush=True)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ("--slurm", "--examples", "--work", "--case", "--launch", "--bench", "--run",
+                "--report", "--jacobi", "--mpiexec"):
+        ap.add_argument(opt, required=opt in ("--slurm", "--examples", "--work", "--case",
+                                              "--launch", "--bench"))
+    args = ap.parse_args()
+
+    if subprocess.run([args.slurm, "status"], capture_output=True).returncode != 0:
+        print("SKIP: Slurm is not up here (see the output of the slurm.up test)")
+        sys.exit(77)
+
+    work = os.path.join(args.work, f"{args.case}-{args.launch}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for name in ("common.sh", f"{args.case}.sh"):
+        shutil.copy(os.path.join(args.examples, name), work)
+    var, value = ARGS[args.case]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OVERLAP_BENCH=args.bench, LAUNCH=args.launch, **{var: value})
+    for key, opt in (("OVERLAP_RUN", args.run), ("OVERLAP_REPORT", args.report),
+                     ("JACOBI", args.jacobi), ("MPIEXEC", args.mpiexec)):
+        if opt:
+            env[key] = opt
+    cmd = [args.slurm, "exec", "sbatch", "--wait", "--parsable", "--time=10",
+           f"--chdir={work}", os.path.join(work, f"{args.case}.sh")]
+    print("+", " ".join(cmd), flush=True)
+    p = submit_and_wait(args, cmd, env, work)
+    job = p.stdout.strip().split(";")[0]
+    outputs = [f for f in os.listdir(work) if f.endswith(".out")]
+    log = "".join(open(os.path.join(work, f)).read() for f in outputs)
+    print(log, flush=True)
+    if p.returncode != 0:
+        fail(f"sbatch --wait: exit {p.returncode}: {p.stderr.strip()}")
+    if not re.fullmatch(r"\d+", job):
+        fail(f"sbatch --parsable printed {p.stdout!r}")
+    if f"job {job}:" not in log:
+        fail(f"the job's output does not start with its id {job}")
+
+    if args.case == "overlap-run":
+        check_jacobi(log)
+        for name in (f"jacobi-{job}.json", f"jacobi-launcher-{job}.json"):
+            if not os.path.exists(os.path.join(work, name)):
+                fail(f"overlap-run wrote no report {name}: it did not intercept")
+    else:
+        doc = check_result(os.path.join(work, f"{args.case}-{job}.json"), job)
+        if args.case == "nbc":
+            # 2 CPUs per task, one computation thread: auto takes the second for progress.
+            choice = doc["metadata"].get("progress_choice") or {}
+            if choice.get("policy") != "dedicated":
+                fail(f"--cpus-per-task=2 with 1 thread: progress_choice is {choice}, "
+                     "expected dedicated")
+        if args.case in ("coll", "nbc"):
+            index = os.path.join(work, f"{args.case}-{job}-report", "summary.html")
+            if not os.path.exists(index):
+                fail(f"no report at {index}")
+    print(f"PASS slurm {args.case} ({args.launch}), job {job}")
+
+
+def submit_and_wait(args, cmd, env, work):
+    """sbatch --wait, bounded: 300 s, or 30 s after the result file says complete (MPICH
+    4.0.2 with UCX may hang in MPI_Finalize after finishing, docs/emulated-cluster.md):
+    then the job is cancelled and the checks go on, with a note."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    start = time.monotonic()
+    done_at = None
+    while proc.poll() is None:
+        time.sleep(1)
+        if done_at is None and args.case != "overlap-run" and any_complete(work):
+            done_at = time.monotonic()
+        late = done_at is not None and time.monotonic() - done_at > 30
+        if late or time.monotonic() - start > 300:
+            subprocess.run([args.slurm, "exec", "squeue"])
+            subprocess.run([args.slurm, "exec", "scancel", "--user", "root"])
+            out, err = proc.communicate(timeout=60)
+            if not late:
+                fail("the job did not end within 300 s (cancelled; squeue above)")
+            print("NOTE: the job wrote complete results, then did not end within 30 s "
+                  "(cancelled)", flush=True)
+            return subprocess.CompletedProcess(cmd, 0, out, err)
+    out, err = proc.communicate()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def any_complete(work):
+    for name in os.listdir(work):
+        if name.endswith(".json"):
+            try:
+                if json.load(open(os.path.join(work, name))).get("complete") is True:
+                    return True
+            except (OSError, ValueError):
+                pass
+    return False
+
+
+def check_result(path, job):
+    if not os.path.exists(path):
+        fail(f"no result file {path}")
+    doc = json.load(open(path))
+    if doc.get("complete") is not True:
+        fail(f"{path}: complete is {doc.get('complete')!r}")
+    md = doc["metadata"]
+    hosts = md.get("hosts") or []
+    if md.get("processes") != 2 or len(set(hosts)) != 2:
+        fail(f"{path}: {md.get('processes')} processes on hosts {hosts}, expected 2 nodes")
+    slurm = (md.get("placement") or {}).get("slurm") or {}
+    if str(slurm.get("job_id")) != job or slurm.get("nodes") != 2:
+        fail(f"{path}: metadata.placement.slurm is {slurm}, expected job {job} on 2 nodes")
+    return doc
+
+
+def check_jacobi(log):
+    parts = re.split(r"^== (.*)$", log, flags=re.M)[1:]
+    runs = dict(zip(parts[0::2], parts[1::2]))
+    want = ["plain", "overlap-run per rank", "overlap-run around the launcher"]
+    if list(runs) != want:
+        fail(f"the job ran {list(runs)}, expected {want}")
+    answers = {}
+    for name, text in runs.items():
+        it = re.search(r"^iterations (\d+)$", text, re.M)
+        res = re.search(r"^residual .*\(bits (\S+)\)$", text, re.M)
+        if not it or not res:
+            fail(f"{name}: no iterations/residual in its output")
+        answers[name] = (it.group(1), res.group(1))
+    if len(set(answers.values())) != 1:
+        fail(f"the runs differ: {answers}")
+
+
+if __name__ == "__main__":
+    main()
