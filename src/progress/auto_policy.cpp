@@ -81,8 +81,7 @@ AutoChoice resolve_auto(const AutoInputs& in) {
   AutoChoice c;
   if (in.mpi_async_progress) {
     c.policy = ProgressPolicy::caller;
-    c.reason =
-        "MPICH's own progress thread is on (MPICH_ASYNC_PROGRESS): no second thread of ours";
+    c.reason = "MPICH's own progress thread is on (MPICH_ASYNC_PROGRESS): no second thread of ours";
     return c;
   }
   if (in.leave_core) {
@@ -95,8 +94,8 @@ AutoChoice resolve_auto(const AutoInputs& in) {
   if (in.cores >= in.machine_cores && in.local_ranks > 1)
     where += ", unbound and shared by " + std::to_string(in.local_ranks) +
              " ranks on this node: " + std::to_string(mine) + " for this rank";
-  const std::string uses = plural(in.threads, "computation thread") + " (" +
-                           in.threads_source + ")";
+  const std::string uses =
+      plural(in.threads, "computation thread") + " (" + in.threads_source + ")";
   if (mine >= in.threads + 1) {
     c.policy = ProgressPolicy::dedicated;
     c.reason = where + "; the program runs " + uses + ": a core is free for progress";
