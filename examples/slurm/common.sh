@@ -13,8 +13,10 @@ OVERLAP_REPORT=${OVERLAP_REPORT:-overlap-report}
 LAUNCH=${LAUNCH:-srun}
 MPIEXEC=${MPIEXEC:-mpiexec}
 
-# Which MPI overlap-bench was built with decides srun's PMI plugin.
-if ldd "$(command -v "$OVERLAP_BENCH")" 2>/dev/null | grep -q 'libmpich'; then
+# Which MPI the tools were built with decides srun's PMI plugin (overlap-bench, else the
+# program a script runs, e.g. JACOBI).
+probe=$(command -v "$OVERLAP_BENCH" 2>/dev/null || command -v "${JACOBI:-}" 2>/dev/null || true)
+if [ -n "$probe" ] && ldd "$probe" 2>/dev/null | grep -q 'libmpich'; then
   SRUN_MPI=${SRUN_MPI:-pmi2}
 else
   SRUN_MPI=${SRUN_MPI:-pmix}

@@ -8,7 +8,9 @@
 # Does communication overlap computation here? The nbc sweep (MPI's nonblocking
 # collectives against liboverlap's, a grid of communication and computation times) and
 # its report. With 2 CPUs per task and one computation thread, liboverlap's `auto` policy
-# puts its progress thread on the second CPU (metadata.progress_choice says why).
+# puts its progress thread on the second CPU (metadata.progress_choice says why). Where
+# Slurm's CPUs are hyperthreads, ask for whole cores (--hint=nomultithread): auto counts
+# cores, and two hyperthreads of one core leave none free.
 # NBC_ARGS replaces the grid.
 set -euo pipefail
 # common.sh: in the job's directory (--chdir) or the one it was submitted from, or under

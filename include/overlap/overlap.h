@@ -81,7 +81,9 @@ int OVX_Progress_choose(int threads, int leave_core, OVX_Progress* policy, const
  * block of the others, the buffer of bcast), as the cost model chooses it or
  * OVERLAP_ALGORITHMS forces it: a static string ("recursive_doubling", "ring", ...),
  * "local" on one rank, "none" without data; NULL for an unknown collective, a bad
- * argument or a malformed OVERLAP_ALGORITHMS. Local, no MPI call. */
+ * argument or a malformed OVERLAP_ALGORITHMS. With the calibrated cost model (OVX_Calibrate)
+ * for communicators within MPI_COMM_WORLD; those reaching outside it use the built-in one.
+ * Local, no MPI call. */
 const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count count, int size);
 /* Measures the cost model's parameters (a message's latency, a link's bandwidth) and makes
  * every process use the same ones: collective over MPI_COMM_WORLD, blocking, before the
@@ -90,7 +92,9 @@ const char* OVX_Algorithm(const char* collective, MPI_Count bytes, MPI_Count cou
  * processes agree on the largest latency and the smallest bandwidth measured.
  * OVERLAP_COST_MODEL=latency=5us,bandwidth=10GB/s gives values instead of measuring
  * ("default": the built-in ones). Fails on every process, changing nothing, when any
- * process already called a liboverlap collective or OVERLAP_COST_MODEL is malformed.
+ * process already called a liboverlap collective or OVERLAP_COST_MODEL is malformed. No
+ * other thread may call a liboverlap collective meanwhile (as with any collective, the
+ * order of collectives across threads is the program's to keep the same on every rank).
  * Without it, liboverlap uses its defaults; overlap-run calibrates inside MPI_Init. */
 int OVX_Calibrate(void);
 /* The parameters in use (any pointer may be NULL): latency in seconds, bandwidth in bytes

@@ -27,6 +27,13 @@ bench::RunPlan plan_threads(const std::string& threads_text, const std::string& 
                         ? 0
                         : parse_count(threads_text, "--threads", 4096);
   const compute::CorePlan plan = compute::plan_cores(request);
+  if (!plan.error.empty() && asked < dedicate_at_least) {
+    // The policy asked for the core, not --dedicate-cores: say which, and what to do.
+    throw UsageError(
+        fmt::format("--progress dedicated: the progress thread needs a core of its own besides the "
+                    "computation's, but {} (allowed here: --progress auto, shared or caller)",
+                    plan.error));
+  }
   if (!plan.error.empty()) {
     throw UsageError(fmt::format("--dedicate-cores: '{}' is not allowed; {}",
                                  std::to_string(request.dedicate), plan.error));

@@ -87,9 +87,14 @@ int calibrate_world(std::string& error) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm c = MPI_COMM_NULL;
-    if (const int rc = PMPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c); rc != MPI_SUCCESS) {
-      error = "could not make a communicator to measure on (MPI_Comm_split failed)";
-      return rc;
+    // Where the error handler returns, a rank whose split failed must not leave the others
+    // waiting in the ping-pong: they agree on it first.
+    int made = PMPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c) == MPI_SUCCESS ? 1 : 0, all_made = 0;
+    if (PMPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        !all_made) {
+      if (c != MPI_COMM_NULL) PMPI_Comm_free(&c);
+      error = "could not make a communicator to measure on (MPI_Comm_split failed on a rank)";
+      return MPI_ERR_OTHER;
     }
     const CostParams measured = measure(c);
     PMPI_Comm_free(&c);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -72,9 +73,12 @@ std::string plural(int n, const char* what) {
 }  // namespace
 
 int cores_for_this_rank(const AutoInputs& in) {
-  const bool unbound = in.cores >= in.machine_cores;
-  if (!unbound || in.local_ranks <= 1) return in.cores;
-  return in.cores / in.local_ranks;
+  if (in.local_ranks <= 1) return in.cores;
+  return std::min(in.cores, in.machine_cores / in.local_ranks);
+}
+
+bool set_is_shared(const AutoInputs& in) {
+  return in.local_ranks > 1 && in.cores * in.local_ranks > in.machine_cores;
 }
 
 AutoChoice resolve_auto(const AutoInputs& in) {
@@ -90,10 +94,16 @@ AutoChoice resolve_auto(const AutoInputs& in) {
     return c;
   }
   const int mine = cores_for_this_rank(in);
-  std::string where = plural(in.cores, "core") + " in this rank's CPU set " + in.cpus;
-  if (in.cores >= in.machine_cores && in.local_ranks > 1)
-    where += ", unbound and shared by " + std::to_string(in.local_ranks) +
-             " ranks on this node: " + std::to_string(mine) + " for this rank";
+  const std::string where = plural(in.cores, "core") + " in this rank's CPU set " + in.cpus;
+  if (set_is_shared(in)) {
+    // Ranks sharing a set would each put their dedicated thread on its last core: the
+    // same one.
+    c.policy = ProgressPolicy::shared;
+    c.reason = where + ", shared with the node's other ranks (" + std::to_string(in.local_ranks) +
+               " on " + plural(in.machine_cores, "core") +
+               "): their dedicated threads would take the same core";
+    return c;
+  }
   const std::string uses =
       plural(in.threads, "computation thread") + " (" + in.threads_source + ")";
   if (mine >= in.threads + 1) {

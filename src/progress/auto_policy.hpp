@@ -1,5 +1,6 @@
-// The `auto` progress policy (issue 26): `dedicated` where this rank has a core its
-// program's threads leave free (or the user asked to leave one), else `shared`; `caller`
+// The `auto` progress policy (issue 26): `dedicated` where this rank's own CPU set (not
+// shared with the node's other ranks) has a core its program's threads leave free (or the
+// user asked to leave one), else `shared`; `caller`
 // where the MPI library runs its own progress thread already (MPICH with
 // MPICH_ASYNC_PROGRESS=1: no second thread). The rule is pure (resolve_auto, unit-tested
 // over made-up machines); gather_auto_inputs reads this process's CPU set (hwloc), the
@@ -28,9 +29,12 @@ struct AutoChoice {
   std::string reason;  // one line with the numbers it was decided on
 };
 
-// The cores this rank may count on: its CPU set, shared with the node's other ranks when
-// the launcher bound none (the set is the whole machine), else its own.
+// The cores this rank may count on: its CPU set, at most its share of the node.
 int cores_for_this_rank(const AutoInputs& in);
+// The set is larger than the rank's share of the node, so other ranks' sets overlap it
+// (unbound ranks, or ranks bound to a socket together): `dedicated` would put every one
+// of their progress threads on the set's last core, so `auto` takes `shared` there.
+bool set_is_shared(const AutoInputs& in);
 AutoChoice resolve_auto(const AutoInputs& in);
 
 // `threads` > 0: the program's computation threads as its caller knows them (overlap-bench
