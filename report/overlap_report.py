@@ -172,6 +172,12 @@ def render(runs, outdir):
         record("p2p_latency", None, files, size, 3)
         sections.append(("p2p: latency and bandwidth with nothing to overlap, and the cost of "
                          "overlap-run (latency over plain blocking)", files))
+    advise_runs = [r for r in of_kind(runs, "advise") if r.points]
+    if advise_runs:
+        from report_advise import advise_figure
+        files, size = advise_figure(advise_runs, outdir)
+        record("advise", None, files, size, len(advise_runs))
+        sections.append(("advise: time per iteration of each set-up, and the advice", files))
     intercept_runs = of_kind(runs, "overlap-run")
     for i, run in enumerate(intercept_runs):
         from report_intercept import intercept_figure, unreached

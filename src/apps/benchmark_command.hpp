@@ -56,6 +56,7 @@ class BenchmarkCommand : public Command {
     if (!run_.resume.empty()) load_resume(values);
     policy_ = b_.liboverlap(config_);
     if (policy_) policy_reason_ = "--progress " + std::string(bench::to_string(*policy_));
+    if (policy_ && b_.liboverlap_reason != nullptr) policy_reason_ = b_.liboverlap_reason;
     if (policy_ == bench::ProgressPolicy::automatic) {
       // auto: dedicated where the computation's threads leave a core free (or
       // --dedicate-cores leaves one), decided on this rank's CPU set before MPI_Init.
@@ -180,6 +181,7 @@ class BenchmarkCommand : public Command {
 
   void measure_all() {
     if (resumed_) points_ = resumed_->points;
+    if (resumed_) sweep_->resumed(points_);
     const std::vector<P> keys = sweep_->keys();
     double total = 0, done_weight = 0;
     std::size_t done = 0;
@@ -219,6 +221,9 @@ class BenchmarkCommand : public Command {
     }
     std::cout << '\n';
     if (!output_.empty()) std::cout << "results written to " << output_ << '\n';
+    if (b_.epilogue != nullptr) {
+      for (const std::string& line : b_.epilogue(points_)) std::cout << line << '\n';
+    }
   }
 
   // The key columns of a unit, for the progress bar.

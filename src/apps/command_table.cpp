@@ -2,6 +2,7 @@
 
 #include "apps/benchmark_command.hpp"
 #include "apps/schema_command.hpp"
+#include "bench/advise/advise_bench.hpp"
 #include "bench/coll/coll_bench.hpp"
 #include "bench/coll/progress_bench.hpp"
 #include "bench/nbc/impact_bench.hpp"
@@ -15,15 +16,11 @@ namespace overlap::apps {
 
 const std::vector<CommandEntry>& command_table() {
   static const std::vector<CommandEntry> table = {
-      benchmark_entry(bench::sync_benchmark()),
-      benchmark_entry(bench::nbc_benchmark()),
-      benchmark_entry(bench::impact_benchmark()),
-      benchmark_entry(bench::latency_benchmark()),
-      benchmark_entry(bench::coll_benchmark()),
-      benchmark_entry(bench::progress_benchmark()),
-      benchmark_entry(bench::part_benchmark()),
-      benchmark_entry(bench::p2p_benchmark()),
-      schema_entry(),
+      benchmark_entry(bench::sync_benchmark()),   benchmark_entry(bench::nbc_benchmark()),
+      benchmark_entry(bench::impact_benchmark()), benchmark_entry(bench::latency_benchmark()),
+      benchmark_entry(bench::coll_benchmark()),   benchmark_entry(bench::progress_benchmark()),
+      benchmark_entry(bench::part_benchmark()),   benchmark_entry(bench::p2p_benchmark()),
+      benchmark_entry(bench::advise_benchmark()), schema_entry(),
   };
   return table;
 }

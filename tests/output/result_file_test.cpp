@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "bench/advise/advice_rule.hpp"
 #include "bench/nbc/impact_record.hpp"
 #include "bench/nbc/latency_record.hpp"
 #include "bench/nbc/nbc_record.hpp"
@@ -118,6 +119,27 @@ TEST(ResultFile, EveryKindRoundTripsThroughItsSchema) {
   lat.valid = true;
   lat.latency = measure::Spread{1e-3, 0.9e-3, 1.1e-3};
   expect_round_trip(bench::kLatencyResult, bench::LatencyConfig{}, {lat});
+
+  // advise: a measured set-up with its nbc section, a skipped one, the advice.
+  bench::AdvisePoint shared;
+  shared.setup = bench::AdviseSetup::shared;
+  shared.status = bench::AdviseStatus::measured;
+  shared.threads = 2;
+  shared.free_cores = 0;
+  shared.progress = "shared";
+  shared.msg_bytes = 1 << 20;
+  shared.work_ratio = 1.0;
+  shared.t_iter = measure::Spread{0.005, 0.0049, 0.0052};
+  shared.comp_cost = 1.0;
+  shared.nbc = valid_nbc();
+  bench::AdvisePoint skipped;
+  skipped.setup = bench::AdviseSetup::mpi_async;
+  skipped.reason = "run advise again with MPICH_ASYNC_PROGRESS=1";
+  bench::AdviseConfig ac;
+  ac.msg_bytes = 4096;
+  ac.setups = {bench::AdviseSetup::shared, bench::AdviseSetup::mpi_async};
+  expect_round_trip(bench::kAdviseResult, ac,
+                    {shared, skipped, bench::advise({shared, skipped}, ac.margin)});
 }
 
 TEST(ResultFile, InvalidPointsCarryNoNumbers) {

@@ -329,6 +329,32 @@ def check_peers_v6(ck, report, env, tmp):
     ck.check("OSU / IMB on our times" in md, "the table heads the formulas on our times")
 
 
+# advise (issue 26): a real run, one MPICH rank with 2 cores (every set-up but MPI's
+# asynchronous progress measured), its nbc sections trimmed of samples and CPU accounting.
+ADVISE = HERE / "advise_v1.json"
+
+
+def check_advise(ck, report, env, tmp):
+    """The advise figure: one panel per run, 40 + 34 px per measured set-up + 80 px, 900 px
+    wide; the advice bar outlined in the advice colour; the summary tables every set-up."""
+    out = tmp / "advise"
+    p = run_report(report, [ADVISE, "-o", out], env)
+    ck.check(p.returncode == 0, f"advise: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    manifest, _ = load_manifest(ck, out)
+    doc = json.loads(ADVISE.read_text(encoding="utf-8"))
+    measured = [q for q in doc["points"] if q["setup"] != "advice" and q["status"] == "measured"]
+    check_png(ck, out / "advise.png", (900, 40 + 34 * len(measured) + 80), manifest,
+              min_ink=0.03)
+    check_svg(ck, out / "advise.svg", manifest)
+    ck.check(manifest.get("advise.png", {}).get("kind") == "advise",
+             "manifest.json lists advise.png as kind advise")
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    ck.check("advise run:" in md, "summary.md has the advise run")
+    for q in doc["points"]:
+        ck.check(f"| {q['setup']} | {q['status']} |" in md,
+                 f"summary.md has the {q['setup']} row with its status")
+
+
 def check_every_kind(ck, report, env, tmp):
     """One file of each kind that embeds its schema, and one of a kind the report has no
     figure for: all read through the one reader, every figure at its documented size."""
@@ -656,6 +682,7 @@ def main():
             check_full(ck, args.report, env, tmp)
             check_peers_v6(ck, args.report, env, tmp)
             check_every_kind(ck, args.report, env, tmp)
+            check_advise(ck, args.report, env, tmp)
             check_decomposition(ck, args.report, env, tmp)
             check_kind_decompositions(ck, args.report, env, tmp)
             check_single_and_titles(ck, args.report, env, tmp)

@@ -56,6 +56,9 @@ class Sweep {
   virtual double weight(const P&) const { return 1.0; }
   virtual std::optional<double> calibration_s() const { return std::nullopt; }
   virtual std::optional<ClockSyncQuality> clock_quality() const { return std::nullopt; }
+  // The points --resume read back from the file (complete on rank 0), before any unit is
+  // measured: for a sweep whose last unit is computed from the others (advise's advice).
+  virtual void resumed(const std::vector<P>& /*points*/) {}
 };
 
 struct BenchmarkTraits {
@@ -81,6 +84,12 @@ struct Benchmark {
   std::unique_ptr<Sweep<P>> (*start)(const RunResources&, const C&);
   // Added to the default label (e.g. " + liboverlap shared"); may be null.
   std::string (*label_suffix)(const C&) = nullptr;
+  // Why liboverlap runs with the policy `liboverlap` returned, for the metadata (null:
+  // "--progress <policy>").
+  const char* liboverlap_reason = nullptr;
+  // Lines rank 0 prints after the table, from every point of the run (advise's answer);
+  // may be null.
+  std::vector<std::string> (*epilogue)(const std::vector<P>&) = nullptr;
 };
 
 // Benchmark::liboverlap for runs whose --impl list may name liboverlap (`kOverlap`):

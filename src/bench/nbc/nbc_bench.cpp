@@ -51,6 +51,16 @@ std::string joined(const std::vector<std::string>& lines, const std::string& sep
   return out;
 }
 
+// A point with only the key fields of `key`.
+NbcPoint key_of(const NbcPoint& key) {
+  NbcPoint rec;
+  rec.impl = key.impl;
+  rec.op = key.op;
+  rec.target_comm_s = key.target_comm_s;
+  rec.target_comp_s = key.target_comp_s;
+  return rec;
+}
+
 }  // namespace
 
 // One iteration on one rank, local clock.
@@ -214,34 +224,52 @@ NbcSweep::Local NbcSweep::run_iteration(Operation& op, int tests, bool account) 
   return it;
 }
 
+NbcSweep::Fit NbcSweep::fit_comm(Implementation impl, Collective op, double target) {
+  NbcPoint key;
+  key.impl = impl;
+  key.op = op;
+  key.target_comm_s = target;
+  const auto comm_key = std::make_tuple(impl, op, target);
+  if (!comm_cache_.contains(comm_key)) {
+    std::unique_ptr<Operation> call = make_op_(impl, op);
+    comm_cache_[comm_key] = calibrate_comm(*call, key);
+  }
+  return comm_cache_[comm_key];
+}
+
+NbcSweep::Fit NbcSweep::fit_comp(double target) {
+  if (!comp_cache_.contains(target)) comp_cache_[target] = calibrate_comp(target);
+  return comp_cache_[target];
+}
+
+double NbcSweep::comp_alone(long comp_size) {
+  work_.resize(comp_size);
+  comp_slowest_median(1);
+  return comp_slowest_median(config_.calibration_runs);
+}
+
 NbcPoint NbcSweep::measure(const NbcPoint& key) {
   const auto started = std::chrono::steady_clock::now();
-  NbcPoint rec;
-  rec.impl = key.impl;
-  rec.op = key.op;
-  rec.target_comm_s = key.target_comm_s;
-  rec.target_comp_s = key.target_comp_s;
+  NbcPoint rec = key_of(key);
   std::unique_ptr<Operation> op = make_op_(key.impl, key.op);
 
   const auto calib_started = std::chrono::steady_clock::now();
   const auto comm_key = std::make_tuple(key.impl, key.op, key.target_comm_s);
   if (!comm_cache_.contains(comm_key)) comm_cache_[comm_key] = calibrate_comm(*op, key);
-  if (!comp_cache_.contains(key.target_comp_s)) {
-    comp_cache_[key.target_comp_s] = calibrate_comp(key.target_comp_s);
-  }
-  rec.calibration_s = seconds_since(calib_started);  // 0 when both sizes came from the cache
-  calibration_s_ += rec.calibration_s;
+  const Calibrated comp = fit_comp(key.target_comp_s);
+  const double calibration = seconds_since(calib_started);  // 0 when both came from the cache
+  calibration_s_ += calibration;
   const Calibrated& comm = comm_cache_[comm_key];
-  const Calibrated& comp = comp_cache_[key.target_comp_s];
-  if (comm.ok) {
-    rec.msg_bytes = comm.size * op->element_bytes();
-    rec.algorithm = liboverlap_algorithm(key.op, key.impl, *rec.msg_bytes, clock_.size());
-  }
-  if (comp.ok) rec.comp_size = comp.size;
   if (!comm.ok || !comp.ok) {
+    if (comm.ok) {
+      rec.msg_bytes = comm.size * op->element_bytes();
+      rec.algorithm = liboverlap_algorithm(key.op, key.impl, *rec.msg_bytes, clock_.size());
+    }
+    if (comp.ok) rec.comp_size = comp.size;
     rec.invalid_reason = !comm.ok ? comm.reason : comp.reason;
     rec.diagnosis_text = "Invalid: " + rec.invalid_reason;
     drop_cpu(rec.cpu, rec.decomposition, rec.null_reasons, "the point is invalid");
+    rec.calibration_s = calibration;
     rec.elapsed_s = seconds_since(started);
     return rec;
   }
@@ -252,17 +280,35 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
     if (!c->reason.empty()) notes.push_back(c->reason);
   }
   rec.calibration_note = joined(notes, "; ");
+  rec = measure_sized(*op, std::move(rec), comm.size, comp.size);
+  rec.calibration_s = calibration;
+  rec.elapsed_s = seconds_since(started);
+  return rec;
+}
 
-  if (op->has_size()) op->resize(comm.size);
-  work_.resize(comp.size);
+NbcPoint NbcSweep::measure_at(const NbcPoint& key, long elements, long comp_size) {
+  const auto started = std::chrono::steady_clock::now();
+  std::unique_ptr<Operation> op = make_op_(key.impl, key.op);
+  NbcPoint rec = measure_sized(*op, key_of(key), elements, comp_size);
+  rec.elapsed_s = seconds_since(started);
+  return rec;
+}
+
+// The measurement proper, at sizes already chosen; `rec` has its key fields set.
+NbcPoint NbcSweep::measure_sized(Operation& op, NbcPoint rec, long elements, long comp_size) {
+  rec.msg_bytes = elements * op.element_bytes();
+  rec.algorithm = liboverlap_algorithm(rec.op, rec.impl, *rec.msg_bytes, clock_.size());
+  if (op.has_size()) op.resize(elements);
+  rec.comp_size = comp_size;
+  work_.resize(comp_size);
   const int tests = config_.test_interval_bytes
                         ? test_calls_for(rec.msg_bytes.value_or(0), *config_.test_interval_bytes)
                         : 0;
-  for (int i = 0; i < config_.warmup; ++i) run_iteration(*op, tests, false);
+  for (int i = 0; i < config_.warmup; ++i) run_iteration(op, tests, false);
   cpu_.reset();
   cpu_.add_computation_threads(work_.thread_ids());
   std::vector<Local> its;
-  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(*op, tests, true));
+  for (int i = 0; i < config_.iterations; ++i) its.push_back(run_iteration(op, tests, true));
   // reduce_overlap's rule, known on every rank: each rank's accounting and phase times
   // cover the iterations the point's times do.
   std::vector<bool> late;
@@ -279,11 +325,10 @@ NbcPoint NbcSweep::measure(const NbcPoint& key) {
   // Only rank 0 knows whether the reduction kept the point; the peers' phase is collective.
   int valid = rec.valid ? 1 : 0;
   MPI_Bcast(&valid, 1, MPI_INT, 0, clock_.comm());
-  if (valid != 0) add_peers(*op, tests, rec);
+  if (valid != 0) add_peers(op, tests, rec);
   gather_cpu(clock_.comm(), cpu_, kept, mine, rec.cpu, rec.decomposition, rec.null_reasons);
   if (!rec.valid && clock_.rank() == 0)
     drop_cpu(rec.cpu, rec.decomposition, rec.null_reasons, "the point is invalid");
-  rec.elapsed_s = seconds_since(started);
   return rec;
 }
 
@@ -313,9 +358,10 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
           {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] != 0});
     }
   }
-  const measure::OverlapPointStats s = measure::reduce_overlap(
-      by_iteration, {},
-      measure::ReferenceTargets{rec.target_comm_s, rec.target_comp_s, config_.tolerance});
+  std::optional<measure::ReferenceTargets> targets;
+  if (rec.target_comm_s > 0 && rec.target_comp_s > 0)
+    targets = measure::ReferenceTargets{rec.target_comm_s, rec.target_comp_s, config_.tolerance};
+  const measure::OverlapPointStats s = measure::reduce_overlap(by_iteration, {}, targets);
   rec.iterations = s.kept;
   rec.discarded = s.discarded;
   rec.valid = s.valid;

@@ -48,16 +48,32 @@ class NbcSweep {
   NbcPoint measure(const NbcPoint& key);
   double calibration_s() const { return calibration_s_; }
 
- private:
-  struct Calibrated {
+  // A size calibrated to a target time: the collective's elements, or the computation's
+  // size. Cached per target, as measure() uses them.
+  struct Fit {
     bool ok = false;
     long size = 0;
     double time = 0;     // what the calibration measured at `size`
     std::string reason;  // not ok: why; ok: why `size` is only the nearest reachable, or ""
   };
+  // Collective.
+  Fit fit_comm(Implementation impl, Collective op, double target);
+  Fit fit_comp(double target);
+  // Collective: measures `key` at given sizes without calibrating (`elements` of the
+  // collective's datatype, the computation at `comp_size`); the key's target times are the
+  // references the point is checked against, 0: not checked (advise: the same message and
+  // work measured for several set-ups).
+  NbcPoint measure_at(const NbcPoint& key, long elements, long comp_size);
+  // Collective: the bare computation's time (slowest rank) at `comp_size`, the median of
+  // the calibration runs after one warm-up.
+  double comp_alone(long comp_size);
+
+ private:
+  using Calibrated = Fit;
   struct Local;
   Calibrated calibrate_comm(Operation& op, const NbcPoint& key);
   Calibrated calibrate_comp(double target);
+  NbcPoint measure_sized(Operation& op, NbcPoint rec, long elements, long comp_size);
   double comp_slowest_median(int runs);
   Local run_iteration(Operation& op, int tests, bool account);
   void reduce(const std::vector<Local>& its, NbcPoint& rec);

@@ -1,0 +1,113 @@
+/* The loop `overlap-bench advise` models, as a program would write it: per iteration one
+ * MPI_Iallreduce of BYTES per rank is started, a fixed amount of computation runs, and the
+ * reduction is waited for. Nothing in it knows about liboverlap: run it plain, and under
+ * overlap-run with the set-up advise recommends, and compare the time per iteration it
+ * prints with advise's prediction (docs/which-configuration.md).
+ *
+ *     mpicc -O2 -o loop loop.c
+ *     mpiexec -n 2 ./loop 1048576 4 200
+ *     mpiexec -n 2 overlap-run --progress shared -- ./loop 1048576 4 200
+ *
+ * Arguments: BYTES (the reduction's buffer per rank, a multiple of 8: doubles), COMP_MS
+ * (the computation per iteration: the kernel's work is calibrated once, on every rank, to
+ * take this long alone; the slowest rank's count of sweeps is used), ITERATIONS. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KERNEL_DOUBLES = 32768 }; /* 256 KiB: stays in a core's cache */
+
+static double kernel[KERNEL_DOUBLES];
+static volatile double sink; /* every result is used: calibration and loop do the same work */
+
+/* `sweeps` passes of a multiply-add over the kernel's array: fixed work. */
+static double compute(long sweeps) {
+  double sum = 0;
+  for (long s = 0; s < sweeps; ++s) {
+    for (int i = 0; i < KERNEL_DOUBLES; ++i) {
+      kernel[i] = kernel[i] * 0.999999 + 1e-9;
+      sum += kernel[i];
+    }
+  }
+  return sum;
+}
+
+static long arg(int argc, char** argv, int i, long least, const char* what) {
+  char* end = NULL;
+  const long v = i < argc ? strtol(argv[i], &end, 10) : -1;
+  if (i >= argc || end == argv[i] || *end != '\0' || v < least) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      fprintf(stderr, "loop: %s=%s is not allowed (an integer of at least %ld)\n", what,
+              i < argc ? argv[i] : "(missing)", least);
+    MPI_Finalize();
+    exit(2);
+  }
+  return v;
+}
+
+/* Sweeps that take `ms` alone on this rank, agreed as the largest count over ranks. */
+static long calibrate(double ms) {
+  long sweeps = 1;
+  double t = 0;
+  for (;;) {
+    const double t0 = MPI_Wtime();
+    sink += compute(sweeps);
+    t = (MPI_Wtime() - t0) * 1e3;
+    if (t >= ms / 4) break;
+    sweeps *= 2;
+  }
+  sweeps = (long)((double)sweeps * ms / t + 0.5);
+  if (sweeps < 1) sweeps = 1;
+  MPI_Allreduce(MPI_IN_PLACE, &sweeps, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return sweeps;
+}
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const long bytes = arg(argc, argv, 1, 8, "BYTES");
+  const long comp_ms = arg(argc, argv, 2, 1, "COMP_MS");
+  const long iterations = arg(argc, argv, 3, 1, "ITERATIONS");
+  const long count = bytes / 8;
+  double* in = malloc((size_t)count * sizeof(double));
+  double* out = malloc((size_t)count * sizeof(double));
+  if (in == NULL || out == NULL) {
+    fprintf(stderr, "loop: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (long i = 0; i < count; ++i) in[i] = (double)(rank + 1) * (double)(i % 7);
+  for (int i = 0; i < KERNEL_DOUBLES; ++i) kernel[i] = 1.0 + i * 1e-6;
+  const long sweeps = calibrate((double)comp_ms);
+  const long warmup = iterations / 10 + 1;
+  double t0 = 0;
+  for (long it = -warmup; it < iterations; ++it) {
+    if (it == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+    }
+    MPI_Request request;
+    MPI_Iallreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+    sink += compute(sweeps);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  double elapsed = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  /* The sum of every rank's (rank + 1) times i % 7, the reduction's known answer. */
+  const double expect = (double)size * (size + 1) / 2 * (double)((count - 1) % 7);
+  if (rank == 0) {
+    printf("loop %ld B per rank, %d ranks, computation %ld ms (%ld sweeps), %ld iterations\n",
+           bytes, size, comp_ms, sweeps, iterations);
+    printf("time per iteration %.3f ms\n", elapsed / (double)iterations * 1e3);
+    printf("result %s\n", out[count - 1] == expect ? "ok" : "WRONG");
+  }
+  free(in);
+  free(out);
+  MPI_Finalize();
+  return 0;
+}

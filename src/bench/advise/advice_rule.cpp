@@ -1,0 +1,140 @@
+#include "bench/advise/advice_rule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/duration.hpp"
+
+namespace overlap::bench {
+namespace {
+
+bool counts(const AdvisePoint& p) {
+  return p.setup != AdviseSetup::advice && p.status == AdviseStatus::measured && p.t_iter;
+}
+
+const AdvisePoint* find(const std::vector<AdvisePoint>& points, AdviseSetup setup) {
+  for (const AdvisePoint& p : points) {
+    if (p.setup == setup) return &p;
+  }
+  return nullptr;
+}
+
+std::string name(AdviseSetup s) { return std::string(kAdviseSetupNames.name(s)); }
+
+}  // namespace
+
+AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
+  AdvisePoint a;
+  a.setup = AdviseSetup::advice;
+  std::vector<const AdvisePoint*> measured;
+  for (const AdvisePoint& p : points) {
+    if (counts(p)) measured.push_back(&p);
+  }
+  if (measured.empty()) {
+    a.status = AdviseStatus::invalid;
+    a.reason = "no set-up was measured";
+    return a;
+  }
+  double best = measured.front()->t_iter->median;
+  for (const AdvisePoint* p : measured) best = std::min(best, p->t_iter->median);
+  // Simplest first: the enum's order.
+  std::sort(measured.begin(), measured.end(),
+            [](const AdvisePoint* x, const AdvisePoint* y) { return x->setup < y->setup; });
+  const AdvisePoint* chosen = nullptr;
+  for (const AdvisePoint* p : measured) {
+    if (p->t_iter->median <= best * (1 + margin)) {
+      chosen = p;
+      break;
+    }
+  }
+  a.status = AdviseStatus::measured;
+  a.recommended = chosen->setup;
+  a.predicted_s = chosen->t_iter->median;
+  a.how = chosen->how;
+  a.threads = chosen->threads;
+  a.free_cores = chosen->free_cores;
+  a.progress = chosen->progress;
+  for (AdviseSetup b : {AdviseSetup::mpi, AdviseSetup::mpi_async}) {
+    const AdvisePoint* p = find(points, b);
+    if (p != nullptr && counts(*p)) {
+      a.baseline = b;
+      a.baseline_s = p->t_iter->median;
+      a.speedup = *a.baseline_s / *a.predicted_s;
+      break;
+    }
+  }
+  if (!a.baseline) {
+    a.null_reasons["baseline_s"] = "MPI's own set-up was not measured";
+    a.null_reasons["speedup"] = "MPI's own set-up was not measured";
+  }
+  if (chosen->t_iter->median > best) {
+    a.reason = fmt::format("within {:.0f} % of the fastest ({}), and simpler", margin * 100,
+                           format_duration(best));
+  }
+  return a;
+}
+
+std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
+  const std::string fewer = fmt::format("OMP_NUM_THREADS={} ", std::max(1, threads - 1));
+  switch (setup) {
+    case AdviseSetup::mpi:
+      return "nothing to change: MPI's own nonblocking calls";
+    case AdviseSetup::mpi_async:
+      return mpich ? "MPICH_ASYNC_PROGRESS=1 in the environment (the program must ask for "
+                     "MPI_THREAD_MULTIPLE)"
+                   : "OMPI_MCA_btl_tcp_progress_thread=1 in the environment (TCP transport)";
+    case AdviseSetup::caller:
+      return "liboverlap's collectives in the program (OVX_Iallreduce, ...: "
+             "docs/liboverlap.md) with OVERLAP_PROGRESS=caller; overlap-run --progress "
+             "caller leaves a program's own collectives to MPI";
+    case AdviseSetup::shared:
+      return "overlap-run --progress shared -- PROGRAM (a program calling liboverlap: "
+             "OVERLAP_PROGRESS=shared)";
+    case AdviseSetup::dedicated:
+      return threads > 1
+                 ? fmt::format(
+                       "overlap-run --progress dedicated -- PROGRAM with its {} threads bound "
+                       "one per core (OMP_PLACES=cores OMP_PROC_BIND=close): the progress "
+                       "thread shares the last core",
+                       threads)
+                 : "overlap-run --progress dedicated -- PROGRAM (the progress thread shares "
+                   "the rank's one core)";
+    case AdviseSetup::shared_core:
+      return fewer + "overlap-run --progress shared -- PROGRAM (one core per rank left free)";
+    case AdviseSetup::dedicated_core:
+      return fewer + "overlap-run --progress dedicated -- PROGRAM (its thread takes the "
+                     "core left free)";
+    case AdviseSetup::advice:
+      break;
+  }
+  return "";
+}
+
+std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points) {
+  const AdvisePoint* a = find(points, AdviseSetup::advice);
+  if (a == nullptr) return {"# no advice: the run did not finish"};
+  if (a->status != AdviseStatus::measured || !a->recommended) {
+    return {"# no advice: " + a->reason};
+  }
+  std::vector<std::string> lines;
+  std::string head = fmt::format("# advice: {} — {} per iteration", name(*a->recommended),
+                                 format_duration(*a->predicted_s));
+  if (a->baseline_s && a->speedup) {
+    head += fmt::format(", against {} today ({}): {:.2f}x", format_duration(*a->baseline_s),
+                        name(*a->baseline), *a->speedup);
+  }
+  lines.push_back(head);
+  if (!a->reason.empty()) lines.push_back("#   " + a->reason);
+  lines.push_back("#   how: " + a->how);
+  int missing = 0;
+  for (const AdvisePoint& p : points) {
+    if (p.status != AdviseStatus::measured && p.setup != AdviseSetup::advice) ++missing;
+  }
+  if (missing > 0) {
+    lines.push_back(fmt::format("#   {} set-up(s) not measured: their notes say why", missing));
+  }
+  return lines;
+}
+
+}  // namespace overlap::bench

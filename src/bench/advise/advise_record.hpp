@@ -1,0 +1,122 @@
+// What `overlap-bench advise` records: its configuration, one point per progress
+// set-up measured (or skipped, with why) at the user's message and computation, and a last
+// point, the advice, chosen from the others by advice_rule.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/enum_names.hpp"
+#include "base/record_schema.hpp"
+#include "bench/common/collective.hpp"
+#include "bench/common/result_kind.hpp"
+#include "bench/nbc/nbc_record.hpp"
+#include "measure/statistics.hpp"
+
+namespace overlap::bench {
+
+inline constexpr int kAdviseSchemaVersion = 1;
+
+// The ways a program can progress its nonblocking communication, simplest first (the
+// advice prefers the earlier of two within its margin). `+core`: one core of each rank
+// left free, the computation on one thread fewer doing the same work. `advice`: the
+// verdict point.
+enum class AdviseSetup {
+  mpi,             // MPI's own nonblocking calls, as the program runs today
+  mpi_async,       // MPI's own asynchronous progress (MPICH_ASYNC_PROGRESS, Open MPI's TCP thread)
+  caller,          // liboverlap, progress inside the program's MPI calls
+  shared,          // liboverlap's progress thread, unbound, beside the computation
+  dedicated,       // its thread bound to the rank's last core, which also computes
+  shared_core,     // shared, one core left free
+  dedicated_core,  // dedicated on the core left free
+  advice,
+};
+
+inline constexpr EnumNames<AdviseSetup, 8> kAdviseSetupNames{
+    "set-up",
+    {{{AdviseSetup::mpi, "mpi"},
+      {AdviseSetup::mpi_async, "mpi-async"},
+      {AdviseSetup::caller, "caller"},
+      {AdviseSetup::shared, "shared"},
+      {AdviseSetup::dedicated, "dedicated"},
+      {AdviseSetup::shared_core, "shared+core"},
+      {AdviseSetup::dedicated_core, "dedicated+core"},
+      {AdviseSetup::advice, "advice"}}}};
+
+enum class AdviseStatus { measured, skipped, invalid };
+
+inline constexpr EnumNames<AdviseStatus, 3> kAdviseStatusNames{
+    "status",
+    {{{AdviseStatus::measured, "measured"},
+      {AdviseStatus::skipped, "skipped"},
+      {AdviseStatus::invalid, "invalid"}}}};
+
+struct AdviseConfig {
+  Collective op = Collective::allreduce;
+  std::optional<long> msg_bytes;     // the user's message size; none: from target_comm_s
+  double target_comm_s = 0.004;      // MPI's own collective's time, when msg_bytes is none
+  double target_comp_s = 0.004;      // the computation between start and wait
+  std::vector<AdviseSetup> setups;   // asked for, in the order measured
+  double margin = 0.03;              // a simpler set-up within this of the fastest is advised
+  int iterations = 15;
+  int warmup = 2;
+  int calibration_runs = 5;
+  double tolerance = 0.1;
+  double max_bytes = 1024.0 * 1024 * 1024;
+  int patience = 100;
+  double sync_span_s = 1.0;
+};
+const Schema<AdviseConfig>& advise_config_schema();
+
+struct AdvisePoint {
+  AdviseSetup setup = AdviseSetup::mpi;
+  AdviseStatus status = AdviseStatus::skipped;
+  std::string reason;  // skipped or invalid: why; measured: a note, or empty
+  // Set-ups: how the program gets it (command line or environment).
+  std::string how;
+  std::optional<int> threads;     // computation threads per rank
+  std::optional<int> free_cores;  // cores per rank the computation leaves to progress
+  std::string progress;           // liboverlap's policy in effect (after fallbacks), or empty
+  std::optional<long> msg_bytes;
+  std::optional<long> comp_size;   // GEMM order per thread
+  std::optional<double> work_ratio;  // this set-up's total work / the all-cores set-ups'
+  // The headline numbers: time per iteration of the loop run back to back (start, compute,
+  // wait), the computation alone on this set-up's threads over the computation on every
+  // core, and nbc's ratios.
+  std::optional<measure::Spread> t_iter;
+  std::optional<double> r_overhead, r_comp_slowdown, comp_cost;
+  std::optional<NbcPoint> nbc;  // the full measurement, as `overlap-bench nbc` records it
+  // The advice point.
+  std::optional<AdviseSetup> recommended;
+  std::optional<double> predicted_s;     // the recommended set-up's t_iter median
+  std::optional<AdviseSetup> baseline;   // what the program runs today (mpi or mpi-async)
+  std::optional<double> baseline_s;
+  std::optional<double> speedup;         // baseline_s / predicted_s
+  std::map<std::string, std::string> null_reasons;
+  double elapsed_s = 0;
+
+  bool same_key(const AdvisePoint& other) const { return setup == other.setup; }
+};
+const Schema<AdvisePoint>& advise_point_schema();
+
+inline const ResultKind<AdviseConfig, AdvisePoint> kAdviseResult{
+    "advise",
+    kAdviseSchemaVersion,
+    advise_config_schema,
+    advise_point_schema,
+    {{"setup", "set-up", 15},
+     {"status", "status", 9},
+     {"threads", "thr", 4},
+     {"t_iter_s", "t_iter", 10},
+     {"comp_cost", "comp", 6},
+     {"r_overhead", "r_ovh", 7},
+     {"r_comp_slowdown", "r_slow", 7},
+     {"recommended", "advice", 15},
+     {"speedup", "speedup", 8},
+     {"reason", "note", 0}},
+    1,
+    "one progress set-up, or the advice"};
+
+}  // namespace overlap::bench
