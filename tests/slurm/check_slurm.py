@@ -5,7 +5,7 @@ real Slurm that scripts/slurm runs on the emulated cluster (issue 27).
   check_slurm.py --slurm scripts/slurm --examples examples/slurm --work DIR --case CASE
                  --launch srun|mpiexec --bench B [--run R --report P --jacobi J --mpiexec M]
 
-CASE is sync, coll, nbc or overlap-run. The job must end with exit code 0:0 on 2 nodes, one rank
+CASE is sync, coll, nbc, advise or overlap-run. The job must end with exit code 0:0 on 2 nodes, one rank
 each; its result file must be complete, name both nodes and record the Slurm job that
 made it (metadata.placement.slurm); overlap-run's job must print the same iterations and
 residual bits plain, under overlap-run per rank and around the launcher. Exits 77 with
@@ -25,6 +25,7 @@ ARGS = {
     "coll": ("COLL_ARGS", "--op allreduce,bcast --sizes 1KiB,64KiB --iterations 10"),
     "nbc": ("NBC_ARGS", "--op iallreduce --comm-times 4ms --comp-times 4ms --iterations 5 "
                         "--peer-iterations 2"),
+    "advise": ("ADVISE_ARGS", "--comm-time 2ms --comp-time 2ms --iterations 5 --warmup 1"),
     "overlap-run": ("JACOBI_ARGS", "8192 64 40"),
 }
 
@@ -95,10 +96,20 @@ def main():
             if md.get("dedicated_cores") != 1 or md.get("thread_pus") != ["0"]:
                 fail(f"dedicated_cores {md.get('dedicated_cores')}, thread_pus "
                      f"{md.get('thread_pus')}: expected 1 and ['0']")
-        if args.case in ("coll", "nbc") and cancelled:
+        if args.case == "advise":
+            # 2 CPUs per task: two computation threads, and the set-ups that leave one of
+            # them to progress measured; the advice computed from the set-ups.
+            pts = {p["setup"]: p for p in doc["points"]}
+            for s in ("mpi", "shared+core", "dedicated+core"):
+                if pts[s]["status"] != "measured" or pts[s]["threads"] != (1 if "+" in s else 2):
+                    fail(f"advise {s}: {pts[s]['status']} on {pts[s]['threads']} thread(s): "
+                         f"{pts[s]['reason']}")
+            if pts["advice"]["status"] != "measured" or "# advice: " not in log:
+                fail(f"advise: no advice: {pts['advice']['reason']}")
+        if args.case in ("coll", "nbc", "advise") and cancelled:
             print("NOTE: no report checked: the job was cancelled before its report step",
                   flush=True)
-        elif args.case in ("coll", "nbc"):
+        elif args.case in ("coll", "nbc", "advise"):
             index = os.path.join(work, f"{args.case}-{job}-report", "summary.html")
             if not os.path.exists(index):
                 fail(f"no report at {index}")
