@@ -223,6 +223,7 @@ def _metadata_table(run, nbc):
         ("processes", fmt_int(md.get("processes"))),
         ("hosts", _hosts(md.get("hosts"))),
         ("CPUs per rank", _rank_cpus(md.get("placement"))),
+        ("threads run on", _threads_run_on(md.get("placement"))),
         ("Slurm job", _slurm(md.get("placement"))),
         ("threads per rank", fmt_int(md.get("threads"))),
         ("dedicated cores", fmt_int(md.get("dedicated_cores"))),
@@ -280,6 +281,29 @@ def _rank_cpus(placement):
         return f"every rank: {cpus[0] or '?'}"
     shown = ", ".join(f"rank {r}: {c or '?'}" for r, c in enumerate(cpus[:8]))
     return shown + (f", … {len(cpus) - 8} more" if len(cpus) > 8 else "")
+
+
+def _threads_run_on(placement):
+    """Where the computation threads and liboverlap's thread ran, read back from /proc
+    (hwloc's reading too, where it differs): 'rank 0: computation 0 · progress 1', grouped
+    like the CPUs. A dash in files written before it was recorded."""
+    ranks = ((placement or {}).get("threads") or {}).get("ranks")
+    if not ranks:
+        return DASH
+
+    def one(r):
+        text = "computation " + (", ".join(r["computation"]) or "none")
+        if r["progress"]:
+            text += " · progress " + ", ".join(r["progress"])
+        if r["computation"] != r["computation_hwloc"] or r["progress"] != r["progress_hwloc"]:
+            text += " (hwloc reads " + ", ".join(r["computation_hwloc"] + r["progress_hwloc"]) + ")"
+        return text
+
+    texts = [one(r) for r in ranks]
+    if len(set(texts)) == 1:
+        return f"every rank: {texts[0]}"
+    shown = ", ".join(f"rank {r['rank']}: {t}" for r, t in zip(ranks[:8], texts))
+    return shown + (f", … {len(ranks) - 8} more" if len(ranks) > 8 else "")
 
 
 def _slurm(placement):

@@ -92,10 +92,13 @@ class BenchmarkCommand : public Command {
   int run(const std::string& command_line, int provided) override {
     started_ = std::chrono::steady_clock::now();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    // Before liboverlap: a dedicated thread takes its core out of this thread's mask, and
+    // metadata.placement records the rank's CPUs as the launcher gave them.
+    context(command_line, provided);
     if (policy_) {
       if (int rc = start_liboverlap(*policy_, policy_reason_); rc != 0) return rc;
     }
-    context(command_line, provided);
+    liboverlap_context();
     if (resumed_) {
       // Every rank read the same file and knows the same context: they agree without talking.
       const std::string why = resume_mismatch(resumed_->metadata, ctx_);
@@ -127,10 +130,17 @@ class BenchmarkCommand : public Command {
     ctx_.threads = static_cast<int>(plan_.thread_pus.size());
     ctx_.dedicated_cores = plan_.dedicated_cores;
     ctx_.thread_pus = describe_pus(plan_);
+  }
+
+  // After liboverlap started (collective): its settings, and where the threads really run,
+  // read back before the sweep creates its own.
+  void liboverlap_context() {
     if (policy_) {
       ctx_.cost_model = liboverlap_cost_model();
       ctx_.progress_choice = liboverlap_progress(policy_reason_);
     }
+    if (b_.traits.computes || policy_)
+      ctx_.placement->threads = bench::collect_threads_read_back(MPI_COMM_WORLD, plan_.thread_pus);
   }
 
   int refuse(const std::string& message) const {

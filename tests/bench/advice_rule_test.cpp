@@ -23,10 +23,10 @@ AdvisePoint skipped(AdviseSetup s) {
 }
 
 TEST(AdviceRule, FastestWhenNothingSimplerIsWithinTheMargin) {
-  const AdvisePoint a = advise({measured(AdviseSetup::mpi, 10e-3),
-                                measured(AdviseSetup::shared, 9e-3),
-                                measured(AdviseSetup::dedicated_core, 6e-3)},
-                               0.03);
+  const AdvisePoint a =
+      advise({measured(AdviseSetup::mpi, 10e-3), measured(AdviseSetup::shared, 9e-3),
+              measured(AdviseSetup::dedicated_core, 6e-3)},
+             0.03);
   ASSERT_EQ(a.status, AdviseStatus::measured);
   EXPECT_EQ(a.recommended, AdviseSetup::dedicated_core);
   EXPECT_DOUBLE_EQ(*a.predicted_s, 6e-3);
@@ -38,28 +38,27 @@ TEST(AdviceRule, FastestWhenNothingSimplerIsWithinTheMargin) {
 
 TEST(AdviceRule, SimplerWithinTheMarginWinsWhateverTheOrderOfThePoints) {
   // dedicated+core is 2 % faster than caller: caller is advised, and says why.
-  const AdvisePoint a = advise({measured(AdviseSetup::dedicated_core, 9.8e-3),
-                                measured(AdviseSetup::mpi, 12e-3),
-                                measured(AdviseSetup::caller, 10e-3)},
-                               0.03);
+  const AdvisePoint a =
+      advise({measured(AdviseSetup::dedicated_core, 9.8e-3), measured(AdviseSetup::mpi, 12e-3),
+              measured(AdviseSetup::caller, 10e-3)},
+             0.03);
   EXPECT_EQ(a.recommended, AdviseSetup::caller);
   EXPECT_DOUBLE_EQ(*a.predicted_s, 10e-3);
   EXPECT_NE(a.reason.find("within 3 %"), std::string::npos);
   // With a 1 % margin the faster one is advised.
-  EXPECT_EQ(advise({measured(AdviseSetup::dedicated_core, 9.8e-3),
-                    measured(AdviseSetup::caller, 10e-3)},
-                   0.01)
-                .recommended,
-            AdviseSetup::dedicated_core);
+  EXPECT_EQ(
+      advise({measured(AdviseSetup::dedicated_core, 9.8e-3), measured(AdviseSetup::caller, 10e-3)},
+             0.01)
+          .recommended,
+      AdviseSetup::dedicated_core);
 }
 
 TEST(AdviceRule, SkippedAndInvalidSetUpsAndOldAdviceDoNotCount) {
   AdvisePoint invalid = measured(AdviseSetup::shared, 1e-3);
   invalid.status = AdviseStatus::invalid;
   AdvisePoint old = measured(AdviseSetup::advice, 0.5e-3);
-  const AdvisePoint a =
-      advise({skipped(AdviseSetup::mpi), invalid, old, measured(AdviseSetup::dedicated, 5e-3)},
-             0.03);
+  const AdvisePoint a = advise(
+      {skipped(AdviseSetup::mpi), invalid, old, measured(AdviseSetup::dedicated, 5e-3)}, 0.03);
   EXPECT_EQ(a.recommended, AdviseSetup::dedicated);
   // No MPI set-up measured: no baseline, with why.
   EXPECT_FALSE(a.baseline);
@@ -68,10 +67,9 @@ TEST(AdviceRule, SkippedAndInvalidSetUpsAndOldAdviceDoNotCount) {
 }
 
 TEST(AdviceRule, BaselineIsMpiAsyncWhenTheRunHasItOn) {
-  const AdvisePoint a = advise(
-      {skipped(AdviseSetup::mpi), measured(AdviseSetup::mpi_async, 8e-3),
-       measured(AdviseSetup::shared, 4e-3)},
-      0.03);
+  const AdvisePoint a = advise({skipped(AdviseSetup::mpi), measured(AdviseSetup::mpi_async, 8e-3),
+                                measured(AdviseSetup::shared, 4e-3)},
+                               0.03);
   EXPECT_EQ(a.baseline, AdviseSetup::mpi_async);
   EXPECT_DOUBLE_EQ(*a.speedup, 2.0);
 }
@@ -91,8 +89,7 @@ TEST(AdviceRule, HowNamesTheMpiAndTheThreads) {
             std::string::npos);
   EXPECT_NE(how_to_get(AdviseSetup::shared_core, true, 4).find("OMP_NUM_THREADS=3 "),
             std::string::npos);
-  EXPECT_NE(how_to_get(AdviseSetup::caller, true, 4).find("--progress caller"),
-            std::string::npos);
+  EXPECT_NE(how_to_get(AdviseSetup::caller, true, 4).find("--progress caller"), std::string::npos);
   for (AdviseSetup s : kAdviseSetupNames.values()) {
     if (s != AdviseSetup::advice) EXPECT_FALSE(how_to_get(s, true, 2).empty());
   }

@@ -26,7 +26,8 @@ import re
 import subprocess
 import time
 
-from mpitest import (argument_parser, check_algorithm, check_cpu, check_result_header, close,
+from mpitest import (argument_parser, check_algorithm, check_cpu, check_result_header,
+                     check_threads_read_back, close,
                      fail, flat_fields, interrupt, is_num, launcher, main_frame, mpi_env, run)
 
 DIAGNOSES = {"overlap", "partial_overlap", "no_progression", "computation_slowdown",
@@ -132,6 +133,11 @@ def check_metadata(doc, args, grid):
         fail(f"metadata.threads {threads!r}")
     if meta.get("dedicated_cores") != 0:
         fail(f"metadata.dedicated_cores {meta.get('dedicated_cores')!r}, expected 0")
+    # liboverlap's progress thread exists where the run uses liboverlap with a thread:
+    # shared's, dedicated's, or with MPICH caller's rescue thread.
+    policy = (meta.get("progress_choice") or {}).get("policy")
+    threaded = policy in ("shared", "dedicated") or (policy == "caller" and args.flavor == "mpich")
+    check_threads_read_back(meta, n, 1 if threaded else 0)
     label = meta.get("label")
     if not (isinstance(label, str) and label.startswith(args.flavor)):
         fail(f"metadata.label {label!r}: the default label starts with the flavor")
@@ -628,12 +634,34 @@ def resume(args, env, tmp):
     print(f"resumed: {total - k} points measured, {k} kept unchanged")
 
 
+def binding(args, env, tmp):
+    """One rank given CPUs 0-1 (taskset), one computation thread, liboverlap dedicated: read
+    back from /proc and hwloc (metadata.placement.threads), the computation runs on CPU 0
+    and the progress thread on CPU 1, the core left free (issue 27, item 4)."""
+    out = os.path.join(tmp, "binding.json")
+    cmd = ["taskset", "-c", "0-1"] + launcher(args, 1)
+    if args.flavor == "openmpi":
+        cmd += ["--bind-to", "none"]
+    p = run(cmd + [args.bench, "nbc", "--impl", "overlap", "--progress", "dedicated",
+                   "--threads", "1", "--comm-times", "1ms", "--comp-times", "1ms",
+                   "--iterations", "3", "--peer-iterations", "0", "--output", out], env)
+    if p.returncode != 0:
+        fail(f"exit code {p.returncode}")
+    meta = load(out)["metadata"]
+    args.np = 1
+    check_threads_read_back(meta, 1, 1)
+    r = meta["placement"]["threads"]["ranks"][0]
+    if (r["computation"], r["progress"]) != (["0"], ["1"]):
+        fail(f"computation on {r['computation']}, progress on {r['progress']}: expected CPU 0 "
+             "and CPU 1")
+
+
 def main():
     ap = argument_parser()
-    ap.add_argument("--mode", choices=["sweep", "peers", "resume"], default="sweep")
+    ap.add_argument("--mode", choices=["sweep", "peers", "resume", "binding"], default="sweep")
     args = ap.parse_args()
     env = mpi_env()
-    modes = {"sweep": sweep, "peers": peers, "resume": resume}
+    modes = {"sweep": sweep, "peers": peers, "resume": resume, "binding": binding}
     main_frame("check_nbc.", lambda tmp: modes[args.mode](args, env, tmp))
 
 

@@ -250,6 +250,41 @@ def check_result_header(doc, benchmark, args):
     return meta
 
 
+def cpu_set(text):
+    """The CPUs of a Linux cpulist ("0-3,6")."""
+    cpus = set()
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def check_threads_read_back(meta, nranks, progress_threads):
+    """metadata.placement.threads (read back from /proc and hwloc): per rank, one entry per
+    computation thread, /proc and hwloc agreeing, inside the rank's CPU set; as many
+    liboverlap progress threads as expected (0 or 1), a dedicated one on a core no
+    computation thread has."""
+    placement = meta.get("placement") or {}
+    ranks = (placement.get("threads") or {}).get("ranks") or []
+    if [r["rank"] for r in ranks] != list(range(nranks)):
+        fail(f"placement.threads: ranks {[r['rank'] for r in ranks]}, expected 0..{nranks - 1}")
+    for r in ranks:
+        where = f"placement.threads rank {r['rank']}"
+        if r["computation"] != r["computation_hwloc"] or r["progress"] != r["progress_hwloc"]:
+            fail(f"{where}: /proc and hwloc disagree: {r}")
+        if len(r["computation"]) != meta["threads"] or len(r["progress"]) != progress_threads:
+            fail(f"{where}: {len(r['computation'])} computation and {len(r['progress'])} "
+                 f"progress thread(s), expected {meta['threads']} and {progress_threads}")
+        allowed = cpu_set(placement["cpus"][r["rank"]])
+        used = [cpu_set(c) for c in r["computation"] + r["progress"]]
+        if any(not c or not c <= allowed for c in used):
+            fail(f"{where}: threads on {r['computation']} + {r['progress']}, outside the "
+                 f"rank's CPUs {placement['cpus'][r['rank']]}")
+        if (meta.get("progress_choice") or {}).get("policy") == "dedicated" and r["progress"]:
+            if any(cpu_set(r["progress"][0]) & cpu_set(c) for c in r["computation"]):
+                fail(f"{where}: the dedicated progress thread shares a CPU with the computation")
+
+
 def launcher(args, np_):
     cmd = [args.mpiexec, "-n", str(np_)]
     if args.flavor == "openmpi":

@@ -330,7 +330,8 @@ def check_peers_v6(ck, report, env, tmp):
 
 
 # advise (issue 26): a real run, one MPICH rank with 2 cores (every set-up but MPI's
-# asynchronous progress measured), its nbc sections trimmed of samples and CPU accounting.
+# asynchronous progress measured), its nbc sections trimmed of samples and CPU accounting;
+# placement.threads: its 2 computation threads and MPICH caller's rescue thread.
 ADVISE = HERE / "advise_v1.json"
 
 
@@ -350,6 +351,8 @@ def check_advise(ck, report, env, tmp):
              "manifest.json lists advise.png as kind advise")
     md = (out / "summary.md").read_text(encoding="utf-8")
     ck.check("advise run:" in md, "summary.md has the advise run")
+    ck.check("| threads run on | every rank: computation 0, 1 · progress 0-1 |" in md,
+             "summary.md says where the threads ran, read back (placement.threads)")
     for q in doc["points"]:
         ck.check(f"| {q['setup']} | {q['status']} |" in md,
                  f"summary.md has the {q['setup']} row with its status")

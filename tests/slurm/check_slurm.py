@@ -96,6 +96,13 @@ def main():
             if md.get("dedicated_cores") != 1 or md.get("thread_pus") != ["0"]:
                 fail(f"dedicated_cores {md.get('dedicated_cores')}, thread_pus "
                      f"{md.get('thread_pus')}: expected 1 and ['0']")
+            # ... and so they run, read back from /proc and hwloc on each node.
+            for r in md["placement"]["threads"]["ranks"]:
+                got = (r["computation"], r["computation_hwloc"], r["progress"],
+                       r["progress_hwloc"])
+                if got != (["0"], ["0"], ["1"], ["1"]):
+                    fail(f"rank {r['rank']}: computation on {got[0]} (hwloc {got[1]}), "
+                         f"progress on {got[2]} (hwloc {got[3]}): expected CPU 0 and CPU 1")
         if args.case == "advise":
             # 2 CPUs per task: two computation threads, and the set-ups that leave one of
             # them to progress measured; the advice computed from the set-ups.

@@ -103,8 +103,9 @@ std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
     case AdviseSetup::shared_core:
       return fewer + "overlap-run --progress shared -- PROGRAM (one core per rank left free)";
     case AdviseSetup::dedicated_core:
-      return fewer + "overlap-run --progress dedicated -- PROGRAM (its thread takes the "
-                     "core left free)";
+      return fewer +
+             "overlap-run --progress dedicated -- PROGRAM (its thread takes the "
+             "core left free)";
     case AdviseSetup::advice:
       break;
   }

@@ -33,9 +33,9 @@ bool env_on(const char* name) {
 
 // Whether MPI's own asynchronous progress is on in this process, and how it was asked.
 std::string mpi_async_variable() {
-  for (const char* v : kMpich ? std::vector<const char*>{"MPICH_ASYNC_PROGRESS",
-                                                         "MPIR_CVAR_ASYNC_PROGRESS"}
-                              : std::vector<const char*>{"OMPI_MCA_btl_tcp_progress_thread"}) {
+  for (const char* v :
+       kMpich ? std::vector<const char*>{"MPICH_ASYNC_PROGRESS", "MPIR_CVAR_ASYNC_PROGRESS"}
+              : std::vector<const char*>{"OMPI_MCA_btl_tcp_progress_thread"}) {
     if (env_on(v)) return v;
   }
   return "";
@@ -81,11 +81,10 @@ std::vector<OptionSpec> advise_options() {
        "every core",
        "target_comp_s"},
       {"--setups", "all",
-       "Set-ups to measure, comma-separated: " + kAdviseSetupNames.list() +
-           " (not advice), or all",
+       "Set-ups to measure, comma-separated: " + kAdviseSetupNames.list() + " (not advice), or all",
        "setups"},
-      {"--margin", "3%",
-       "Advise a simpler set-up whose time is within this of the fastest's", "margin"},
+      {"--margin", "3%", "Advise a simpler set-up whose time is within this of the fastest's",
+       "margin"},
       {"--iterations", "15", "Measured iterations per set-up", "iterations"},
       {"--warmup", "2", "Unrecorded iterations per set-up", "warmup"},
       {"--calibration-runs", "5", "Runs per calibration step, their median is used",
@@ -165,8 +164,8 @@ std::vector<std::vector<int>> all_but_last(std::vector<std::vector<int>> pus) {
 // The program's loop as it runs, back to back: `blocks` blocks of `per_block` iterations of
 // start, compute, wait, each block from the sync barrier; per block the slowest rank's
 // time over its iterations. Their median and quartiles (all ranks know them).
-measure::Spread steady_loop(GlobalClock& clock, Operation& op, compute::Workload& work,
-                            int blocks, int per_block) {
+measure::Spread steady_loop(GlobalClock& clock, Operation& op, compute::Workload& work, int blocks,
+                            int per_block) {
   std::vector<double> per_iteration;
   for (int b = 0; b < blocks; ++b) {
     clock.barrier();
@@ -195,8 +194,8 @@ class AdviseRun : public Sweep<AdvisePoint> {
     if (threads_ > 1) {
       // The computation on one thread fewer: the last core of the rank's plan left free.
       fewer_ = std::make_unique<compute::GemmWorkload>(all_but_last(r.plan->thread_pus));
-      sweep_fewer_ = std::make_unique<NbcSweep>(clock_, nbc_config_for(c),
-                                                collective_calls(r.comm), *fewer_, peer_kernel_);
+      sweep_fewer_ = std::make_unique<NbcSweep>(clock_, nbc_config_for(c), collective_calls(r.comm),
+                                                *fewer_, peer_kernel_);
     }
     sched_getaffinity(0, sizeof(main_mask_), &main_mask_);
     MPI_Allreduce(&threads_, &min_threads_, 1, MPI_INT, MPI_MIN, clock_.comm());
@@ -218,8 +217,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
   void resumed(const std::vector<AdvisePoint>& points) override {
     points_ = points;
     for (const AdvisePoint& p : points) {
-      if (p.status != AdviseStatus::measured || p.free_cores != 0 || !p.msg_bytes ||
-          !p.comp_size)
+      if (p.status != AdviseStatus::measured || p.free_cores != 0 || !p.msg_bytes || !p.comp_size)
         continue;
       const auto op = collective_calls(clock_.comm())(Implementation::mpi, config_.op);
       elements_ = *p.msg_bytes / std::max(1, op->element_bytes());
@@ -277,12 +275,13 @@ class AdviseRun : public Sweep<AdvisePoint> {
     }
     sized_ = true;
     const auto started = std::chrono::steady_clock::now();
-    std::unique_ptr<Operation> op = collective_calls(clock_.comm())(Implementation::mpi, config_.op);
+    std::unique_ptr<Operation> op =
+        collective_calls(clock_.comm())(Implementation::mpi, config_.op);
     if (config_.msg_bytes) {
       elements_ = std::max(1L, *config_.msg_bytes / std::max(1, op->element_bytes()));
     } else {
-      const NbcSweep::Fit f = sweep_all_.fit_comm(Implementation::mpi, config_.op,
-                                                  config_.target_comm_s);
+      const NbcSweep::Fit f =
+          sweep_all_.fit_comm(Implementation::mpi, config_.op, config_.target_comm_s);
       if (!f.ok) size_error_ = f.reason;
       elements_ = f.size;
       if (!f.reason.empty()) size_note_ = f.reason;
@@ -372,8 +371,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
     compute::Workload& work = fewer ? *fewer_ : all_;
     work.resize(n);
     steady_loop(clock_, *call, work, 1, 1 + config_.warmup);
-    const measure::Spread loop =
-        steady_loop(clock_, *call, work, kLoopBlocks, config_.iterations);
+    const measure::Spread loop = steady_loop(clock_, *call, work, kLoopBlocks, config_.iterations);
     p.threads = t;
     p.free_cores = fewer ? 1 : 0;
     p.msg_bytes = rec.msg_bytes;
@@ -433,8 +431,9 @@ std::vector<std::string> advise_epilogue(const std::vector<AdvisePoint>& points)
 const Benchmark<AdviseConfig, AdvisePoint>& advise_benchmark() {
   static const Benchmark<AdviseConfig, AdvisePoint> b{
       .kind = &kAdviseResult,
-      .help = "Which progress set-up to use: each measured at the program's message and "
-              "computation, and the advice",
+      .help =
+          "Which progress set-up to use: each measured at the program's message and "
+          "computation, and the advice",
       .traits = {.computes = true, .resumable = true, .global_clock = true},
       .options = advise_options,
       .parse = parse_advise,
@@ -442,8 +441,9 @@ const Benchmark<AdviseConfig, AdvisePoint>& advise_benchmark() {
       .before_mpi = nullptr,
       .start = start_advise,
       .label_suffix = nullptr,
-      .liboverlap_reason = "advise: caller between set-ups; each set-up starts its own policy "
-                           "(its point's progress field)",
+      .liboverlap_reason =
+          "advise: caller between set-ups; each set-up starts its own policy "
+          "(its point's progress field)",
       .epilogue = advise_epilogue,
   };
   return b;

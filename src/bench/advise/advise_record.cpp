@@ -62,8 +62,7 @@ const Schema<AdvisePoint>& advise_point_schema() {
                "every core, measured side by side: what a freed core costs (1 on every core)")
           .add("r_overhead", &P::r_overhead, Unit::ratio,
                "nbc's r_overhead (one iteration between sync barriers), median")
-          .add("r_comp_slowdown", &P::r_comp_slowdown, Unit::ratio,
-               "nbc's r_comp_slowdown, median")
+          .add("r_comp_slowdown", &P::r_comp_slowdown, Unit::ratio, "nbc's r_comp_slowdown, median")
           .section("nbc", &P::nbc, nbc_point_schema(),
                    "the whole measurement, as overlap-bench nbc records a point")
           .add("recommended", &P::recommended, kAdviseSetupNames,

@@ -55,11 +55,11 @@ inline constexpr EnumNames<AdviseStatus, 3> kAdviseStatusNames{
 
 struct AdviseConfig {
   Collective op = Collective::allreduce;
-  std::optional<long> msg_bytes;     // the user's message size; none: from target_comm_s
-  double target_comm_s = 0.004;      // MPI's own collective's time, when msg_bytes is none
-  double target_comp_s = 0.004;      // the computation between start and wait
-  std::vector<AdviseSetup> setups;   // asked for, in the order measured
-  double margin = 0.03;              // a simpler set-up within this of the fastest is advised
+  std::optional<long> msg_bytes;    // the user's message size; none: from target_comm_s
+  double target_comm_s = 0.004;     // MPI's own collective's time, when msg_bytes is none
+  double target_comp_s = 0.004;     // the computation between start and wait
+  std::vector<AdviseSetup> setups;  // asked for, in the order measured
+  double margin = 0.03;             // a simpler set-up within this of the fastest is advised
   int iterations = 15;
   int warmup = 2;
   int calibration_runs = 5;
@@ -80,7 +80,7 @@ struct AdvisePoint {
   std::optional<int> free_cores;  // cores per rank the computation leaves to progress
   std::string progress;           // liboverlap's policy in effect (after fallbacks), or empty
   std::optional<long> msg_bytes;
-  std::optional<long> comp_size;   // GEMM order per thread
+  std::optional<long> comp_size;     // GEMM order per thread
   std::optional<double> work_ratio;  // this set-up's total work / the all-cores set-ups'
   // The headline numbers: time per iteration of the loop run back to back (start, compute,
   // wait), the computation alone on this set-up's threads over the computation on every
@@ -90,10 +90,10 @@ struct AdvisePoint {
   std::optional<NbcPoint> nbc;  // the full measurement, as `overlap-bench nbc` records it
   // The advice point.
   std::optional<AdviseSetup> recommended;
-  std::optional<double> predicted_s;     // the recommended set-up's t_iter median
-  std::optional<AdviseSetup> baseline;   // what the program runs today (mpi or mpi-async)
+  std::optional<double> predicted_s;    // the recommended set-up's t_iter median
+  std::optional<AdviseSetup> baseline;  // what the program runs today (mpi or mpi-async)
   std::optional<double> baseline_s;
-  std::optional<double> speedup;         // baseline_s / predicted_s
+  std::optional<double> speedup;  // baseline_s / predicted_s
   std::map<std::string, std::string> null_reasons;
   double elapsed_s = 0;
 
