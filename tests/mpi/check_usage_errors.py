@@ -64,6 +64,8 @@ CASES = [
     (["advise", "--op", "allreduce"], "'allreduce'"),
     (["advise", "--margin", "150%"], "150%"),
     (["advise", "--size", "1.5B"], "1.5B"),
+    (["advise", "--op", "ibarrier", "--size", "1KiB"], "ibarrier has no message"),
+    (["advise", "--comp-time", "0s"], "'0s'"),
     (["progress", "--threads", "0"], "'0'"),
     (["part", "--sizes", "4B", "--partitions", "8"], "--sizes 4 in 8 partitions"),
     (["part", "--pattern", "stencil"], "'stencil'"),

@@ -125,8 +125,18 @@ AdviseConfig parse_advise(const OptionValues& v) {
     c.msg_bytes = static_cast<long>(b);
     check_sizes_hold_an_element({c.op}, {*c.msg_bytes}, kNonblockingNames);
   }
+  if (c.msg_bytes && c.op == Collective::barrier) {
+    throw UsageError("--size: ibarrier has no message; leave --size out");
+  }
   c.target_comm_s = parse_duration(v.text("--comm-time"), "--comm-time");
   c.target_comp_s = parse_duration(v.text("--comp-time"), "--comp-time");
+  for (const auto& [t, option] : {std::pair{c.target_comm_s, "--comm-time"},
+                                  std::pair{c.target_comp_s, "--comp-time"}}) {
+    if (!(t > 0)) {
+      throw UsageError(std::string(option) + ": '" + v.text(option) +
+                       "' is not allowed; expected a time above 0, e.g. 4ms");
+    }
+  }
   c.setups = parse_setups(v.text("--setups"));
   c.margin = parse_fraction(v.text("--margin"), "--margin");
   c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
@@ -277,7 +287,9 @@ class AdviseRun : public Sweep<AdvisePoint> {
     const auto started = std::chrono::steady_clock::now();
     std::unique_ptr<Operation> op =
         collective_calls(clock_.comm())(Implementation::mpi, config_.op);
-    if (config_.msg_bytes) {
+    if (!op->has_size()) {
+      elements_ = 0;  // ibarrier: no message, its own time
+    } else if (config_.msg_bytes) {
       elements_ = std::max(1L, *config_.msg_bytes / std::max(1, op->element_bytes()));
     } else {
       const NbcSweep::Fit f =
