@@ -69,7 +69,7 @@ std::vector<int> threads_named(std::string_view name) {
 std::vector<CpusReadBack> read_back_computation(const std::vector<std::vector<int>>& thread_pus) {
   std::vector<CpusReadBack> out(thread_pus.size());
   if (thread_pus.empty()) return out;
-#pragma omp parallel num_threads(static_cast<int>(thread_pus.size()))
+#pragma omp parallel num_threads(static_cast <int>(thread_pus.size()))
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     if (id < thread_pus.size()) {

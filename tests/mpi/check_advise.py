@@ -16,7 +16,8 @@ of the file, the ranks on two hosts (MPICH 4.0.2 may hang in MPI_Finalize there 
 writing complete results: accepted, and said, as check_sync.py does).
 With --loop and --run: examples/iallreduce-loop (the loop advise models, as a program
 writes it) on 2 ranks, plain and under overlap-run --progress shared: the right sum, a time
-per iteration, and under overlap-run every MPI_Iallreduce routed to liboverlap (its report).
+per iteration, and under overlap-run every MPI_Iallreduce routed to liboverlap (its report);
+advise itself under overlap-run is refused in one line (exit 2).
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
 import json
@@ -221,6 +222,10 @@ def loop_example(args, env, tmp):
                  if s["call"] == "MPI_Iallreduce"]
     if not sites or any(s["routed"] != s["calls"] for s in sites):
         fail(f"iallreduce-loop under overlap-run: Iallreduce sites {sites}, not all routed")
+    # advise under overlap-run: refused in one line, exit 2, before measuring anything.
+    p = run(launcher(args, 1) + [args.run, "--", args.bench, "advise"], env)
+    if p.returncode == 0 or "cannot run under overlap-run" not in p.stderr:
+        fail(f"advise under overlap-run: exit {p.returncode}, not refused")
 
 
 def main():

@@ -11,6 +11,7 @@
 #include "base/value_lists.hpp"
 #include "bench/advise/advice_rule.hpp"
 #include "bench/common/common_options.hpp"
+#include "bench/common/overlap_run_probe.hpp"
 #include "bench/nbc/nbc_bench.hpp"
 #include "compute/gemm_workload.hpp"
 #include "compute/peer_kernel.hpp"
@@ -130,8 +131,8 @@ AdviseConfig parse_advise(const OptionValues& v) {
   }
   c.target_comm_s = parse_duration(v.text("--comm-time"), "--comm-time");
   c.target_comp_s = parse_duration(v.text("--comp-time"), "--comp-time");
-  for (const auto& [t, option] : {std::pair{c.target_comm_s, "--comm-time"},
-                                  std::pair{c.target_comp_s, "--comp-time"}}) {
+  for (const auto& [t, option] :
+       {std::pair{c.target_comm_s, "--comm-time"}, std::pair{c.target_comp_s, "--comp-time"}}) {
     if (!(t > 0)) {
       throw UsageError(std::string(option) + ": '" + v.text(option) +
                        "' is not allowed; expected a time above 0, e.g. 4ms");
@@ -146,6 +147,11 @@ AdviseConfig parse_advise(const OptionValues& v) {
   c.max_bytes = parse_bytes(v.text("--max-buffer"), "--max-buffer");
   c.patience = parse_count(v.text("--patience"), "--patience");
   c.sync_span_s = parse_duration(v.text("--sync-span"), "--sync-span");
+  if (overlap_run_preloaded()) {
+    throw UsageError(
+        "advise starts each progress policy itself and cannot run under overlap-run (its "
+        "engine keeps overlap-run's policy): run overlap-bench advise without overlap-run");
+  }
   return c;
 }
 

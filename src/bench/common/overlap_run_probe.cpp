@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <string_view>
+
 namespace overlap::bench {
 namespace {
 
@@ -23,6 +26,12 @@ const Schema<OverlapRunSettings>& overlap_run_settings_schema() {
           .add("defer", &S::defer, Unit::none,
                "--defer: call families deferred, e.g. send,rsend,recv,sendrecv or none");
   return s;
+}
+
+bool overlap_run_preloaded() {
+  const char* mode = std::getenv("OVERLAP_INTERCEPT");
+  const bool off = mode != nullptr && std::string_view(mode) == "off";
+  return !off && exported<int (*)()>("overlap_intercept_active") != nullptr;
 }
 
 std::optional<OverlapRunSettings> overlap_run_settings() {

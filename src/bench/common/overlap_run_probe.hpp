@@ -19,6 +19,10 @@ struct OverlapRunSettings {
 };
 const Schema<OverlapRunSettings>& overlap_run_settings_schema();
 
+// Before MPI_Init too: whether overlap-run's preload is in this process and not switched
+// off (--off); its engine will then be running, with overlap-run's policy.
+bool overlap_run_preloaded();
+
 // After MPI_Init: the settings when calls are really intercepted; nothing when the
 // preload is absent, set to --off, or its engine could not start.
 std::optional<OverlapRunSettings> overlap_run_settings();
