@@ -121,7 +121,9 @@ AutoInputs gather_auto_inputs(int threads, bool leave_core) {
   const ProcessCores pc = process_cores();
   in.cores = pc.cores > 0 ? pc.cores : 1;
   in.machine_cores = pc.machine_cores > 0 ? pc.machine_cores : in.cores;
-  in.cpus = pc.cpus.empty() ? "(unknown)" : pc.cpus;
+  in.cpus = !pc.error.empty() ? "(unknown: " + pc.error + ")"
+            : pc.cpus.empty() ? "(unknown)"
+                              : pc.cpus;
   in.local_ranks = local_ranks_from_launcher();
   in.mpi_async_progress = mpich_async_progress();
   in.leave_core = leave_core;

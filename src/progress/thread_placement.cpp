@@ -24,21 +24,24 @@ struct Bitmap {
   ~Bitmap() { hwloc_bitmap_free(map); }
 };
 
+// The machine's topology and the PUs this process may run on; "" or why not.
+std::string read_binding(const Topology& t, Bitmap& allowed) {
+  if (t.topo == nullptr) return "hwloc could not load the machine topology";
+  if (hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_PROCESS) != 0 &&
+      hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_THREAD) != 0) {
+    return "hwloc could not read the process's CPU binding";
+  }
+  return "";
+}
+
 }  // namespace
 
 CoreChoice bind_this_thread_to_core(int index) {
   CoreChoice c;
   Topology t;
-  if (t.topo == nullptr) {
-    c.error = "hwloc could not load the machine topology";
-    return c;
-  }
   Bitmap allowed;
-  if (hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_PROCESS) != 0 &&
-      hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_THREAD) != 0) {
-    c.error = "hwloc could not read the process's CPU binding";
-    return c;
-  }
+  c.error = read_binding(t, allowed);
+  if (!c.error.empty()) return c;
   // Cores whose PUs are all allowed to this process.
   const int n = hwloc_get_nbobjs_by_type(t.topo, HWLOC_OBJ_CORE);
   std::unique_ptr<hwloc_obj_t[]> mine(new hwloc_obj_t[static_cast<std::size_t>(n > 0 ? n : 1)]);
@@ -93,16 +96,9 @@ namespace overlap::progress {
 ProcessCores process_cores() {
   ProcessCores r;
   Topology t;
-  if (t.topo == nullptr) {
-    r.error = "hwloc could not load the machine topology";
-    return r;
-  }
   Bitmap allowed;
-  if (hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_PROCESS) != 0 &&
-      hwloc_get_cpubind(t.topo, allowed.map, HWLOC_CPUBIND_THREAD) != 0) {
-    r.error = "hwloc could not read the process's CPU binding";
-    return r;
-  }
+  r.error = read_binding(t, allowed);
+  if (!r.error.empty()) return r;
   const int n = hwloc_get_nbobjs_by_type(t.topo, HWLOC_OBJ_CORE);
   for (int i = 0; i < n; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(t.topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
