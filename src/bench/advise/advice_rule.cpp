@@ -94,9 +94,10 @@ std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
     case AdviseSetup::dedicated:
       return threads > 1
                  ? fmt::format(
-                       "overlap-run --progress dedicated -- PROGRAM with its {} threads bound "
-                       "one per core (OMP_PLACES=cores OMP_PROC_BIND=close): the progress "
-                       "thread shares the last core",
+                       "OMP_NUM_THREADS={} OMP_PLACES=cores OMP_PROC_BIND=close overlap-run "
+                       "--progress dedicated -- PROGRAM: its threads bound one per core, the "
+                       "progress thread sharing the last (without the binding, overlap-run "
+                       "keeps the program's threads off that core)",
                        threads)
                  : "overlap-run --progress dedicated -- PROGRAM (the progress thread shares "
                    "the rank's one core)";
