@@ -34,26 +34,48 @@ std::string proc_cpus(int tid) {
   return "";
 }
 
-std::string hwloc_cpus(int tid) {
-  hwloc_topology_t topo = nullptr;
-  std::string out;
-  if (hwloc_topology_init(&topo) != 0) return out;
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  char* text = nullptr;
-  if (hwloc_topology_load(topo) == 0 && set != nullptr &&
-      hwloc_linux_get_tid_cpubind(topo, tid, set) == 0 &&
-      hwloc_bitmap_list_asprintf(&text, set) >= 0 && text != nullptr) {
-    out = text;
+// One loaded topology for every reading of a call (loading it is the costly part).
+class Hwloc {
+ public:
+  Hwloc() {
+    if (hwloc_topology_init(&topo_) == 0 && hwloc_topology_load(topo_) != 0) {
+      hwloc_topology_destroy(topo_);
+      topo_ = nullptr;
+    }
   }
-  std::free(text);
-  hwloc_bitmap_free(set);
-  hwloc_topology_destroy(topo);
-  return out;
-}
+  ~Hwloc() {
+    if (topo_ != nullptr) hwloc_topology_destroy(topo_);
+  }
+  Hwloc(const Hwloc&) = delete;
+  Hwloc& operator=(const Hwloc&) = delete;
+
+  // Read-only on the loaded topology: safe from several threads at once.
+  std::string cpus(int tid) const {
+    std::string out;
+    if (topo_ == nullptr) return out;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    char* text = nullptr;
+    if (set != nullptr && hwloc_linux_get_tid_cpubind(topo_, tid, set) == 0 &&
+        hwloc_bitmap_list_asprintf(&text, set) >= 0 && text != nullptr) {
+      out = text;
+    }
+    std::free(text);
+    hwloc_bitmap_free(set);
+    return out;
+  }
+
+ private:
+  hwloc_topology_t topo_ = nullptr;
+};
 
 }  // namespace
 
-CpusReadBack read_back_cpus(int tid) { return {proc_cpus(tid), hwloc_cpus(tid)}; }
+std::vector<CpusReadBack> read_back_cpus(const std::vector<int>& tids) {
+  const Hwloc hwloc;
+  std::vector<CpusReadBack> out;
+  for (int tid : tids) out.push_back({proc_cpus(tid), hwloc.cpus(tid)});
+  return out;
+}
 
 std::vector<int> threads_named(std::string_view name) {
   std::vector<int> tids;
@@ -69,12 +91,14 @@ std::vector<int> threads_named(std::string_view name) {
 std::vector<CpusReadBack> read_back_computation(const std::vector<std::vector<int>>& thread_pus) {
   std::vector<CpusReadBack> out(thread_pus.size());
   if (thread_pus.empty()) return out;
+  const Hwloc hwloc;
 #pragma omp parallel num_threads(static_cast <int>(thread_pus.size()))
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
     if (id < thread_pus.size()) {
       ThreadBinding bound(thread_pus[id]);
-      out[id] = read_back_cpus(static_cast<int>(syscall(SYS_gettid)));
+      const int tid = static_cast<int>(syscall(SYS_gettid));
+      out[id] = {proc_cpus(tid), hwloc.cpus(tid)};
     }
   }
   return out;

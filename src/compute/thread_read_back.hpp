@@ -16,7 +16,8 @@ struct CpusReadBack {
   std::string hwloc;
 };
 
-CpusReadBack read_back_cpus(int tid);
+// Per thread of `tids`, in order.
+std::vector<CpusReadBack> read_back_cpus(const std::vector<int>& tids);
 
 // Kernel ids of this process's threads named `name` (/proc/self/task/*/comm), ascending.
 std::vector<int> threads_named(std::string_view name);

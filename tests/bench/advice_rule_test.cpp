@@ -53,6 +53,21 @@ TEST(AdviceRule, SimplerWithinTheMarginWinsWhateverTheOrderOfThePoints) {
       AdviseSetup::dedicated_core);
 }
 
+TEST(AdviceRule, SaysWhenTheRunnerUpIsWithinTheMeasuredSpread) {
+  AdvisePoint mpi = measured(AdviseSetup::mpi, 10e-3);
+  AdvisePoint shared = measured(AdviseSetup::shared, 6e-3);
+  shared.t_iter = measure::Spread{6e-3, 5.5e-3, 6.5e-3};
+  AdvisePoint core = measured(AdviseSetup::shared_core, 6.4e-3);
+  core.t_iter = measure::Spread{6.4e-3, 6.2e-3, 7e-3};
+  const AdvisePoint a = advise({mpi, shared, core}, 0.03);
+  EXPECT_EQ(a.recommended, AdviseSetup::shared);
+  EXPECT_NE(a.reason.find("shared+core"), std::string::npos) << a.reason;
+  EXPECT_NE(a.reason.find("a repeat may advise it"), std::string::npos);
+  // Apart: nothing said.
+  core.t_iter = measure::Spread{6.8e-3, 6.6e-3, 7e-3};
+  EXPECT_TRUE(advise({mpi, shared, core}, 0.03).reason.empty());
+}
+
 TEST(AdviceRule, SkippedAndInvalidSetUpsAndOldAdviceDoNotCount) {
   AdvisePoint invalid = measured(AdviseSetup::shared, 1e-3);
   invalid.status = AdviseStatus::invalid;

@@ -22,6 +22,20 @@ const AdvisePoint* find(const std::vector<AdvisePoint>& points, AdviseSetup setu
 
 std::string name(AdviseSetup s) { return std::string(kAdviseSetupNames.name(s)); }
 
+// The fastest other set-up whose p25-p75 range overlaps the chosen one's: the measurement
+// cannot tell them apart. Null when none does.
+const AdvisePoint* overlapping_runner_up(const std::vector<const AdvisePoint*>& measured,
+                                         const AdvisePoint& chosen) {
+  const AdvisePoint* r = nullptr;
+  for (const AdvisePoint* p : measured) {
+    if (p == &chosen) continue;
+    if (r == nullptr || p->t_iter->median < r->t_iter->median) r = p;
+  }
+  if (r == nullptr) return nullptr;
+  const bool overlap = r->t_iter->p25 <= chosen.t_iter->p75 && chosen.t_iter->p25 <= r->t_iter->p75;
+  return overlap ? r : nullptr;
+}
+
 }  // namespace
 
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
@@ -68,10 +82,20 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
     a.null_reasons["baseline_s"] = "MPI's own set-up was not measured";
     a.null_reasons["speedup"] = "MPI's own set-up was not measured";
   }
+  std::vector<std::string> notes;
   if (chosen->t_iter->median > best) {
-    a.reason = fmt::format("within {:.0f} % of the fastest ({}), and simpler", margin * 100,
-                           format_duration(best));
+    notes.push_back(fmt::format("within {:.0f} % of the fastest ({}), and simpler", margin * 100,
+                                format_duration(best)));
   }
+  if (const AdvisePoint* r = overlapping_runner_up(measured, *chosen)) {
+    notes.push_back(
+        fmt::format("{} ({}, p25-p75 {}-{}) is within the measured spread of it ({}-{}): a repeat "
+                    "may advise it",
+                    name(r->setup), format_duration(r->t_iter->median),
+                    format_duration(r->t_iter->p25), format_duration(r->t_iter->p75),
+                    format_duration(chosen->t_iter->p25), format_duration(chosen->t_iter->p75)));
+  }
+  for (const std::string& n : notes) a.reason += (a.reason.empty() ? "" : "; ") + n;
   return a;
 }
 

@@ -6,7 +6,8 @@
 // first, a core left free last) whose time is within `margin` of it. So a set-up that
 // needs a thread or a core is advised only where it pays by more than the margin.
 // Today's time is MPI's own set-up as launched (mpi, or mpi-async when the run has MPI's
-// asynchronous progress on).
+// asynchronous progress on). The advice's reason says when the fastest other set-up's
+// p25-p75 range overlaps the advised one's (the measurement cannot tell them apart).
 #pragma once
 
 #include <string>

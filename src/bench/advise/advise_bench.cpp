@@ -179,22 +179,27 @@ std::vector<std::vector<int>> all_but_last(std::vector<std::vector<int>> pus) {
 
 // The program's loop as it runs, back to back: `blocks` blocks of `per_block` iterations of
 // start, compute, wait, each block from the sync barrier; per block the slowest rank's
-// time over its iterations. Their median and quartiles (all ranks know them).
-measure::Spread steady_loop(GlobalClock& clock, Operation& op, compute::Workload& work, int blocks,
-                            int per_block) {
+// time over its iterations. A block some rank entered late (its ranks did not start
+// together: the others' times include waiting for it) is run again, up to `blocks` extra
+// times. The kept blocks' median and quartiles (all ranks know them), or nothing when
+// every block was late.
+std::optional<measure::Spread> steady_loop(GlobalClock& clock, Operation& op,
+                                           compute::Workload& work, int blocks, int per_block) {
   std::vector<double> per_iteration;
-  for (int b = 0; b < blocks; ++b) {
-    clock.barrier();
+  for (int tries = 0; tries < 2 * blocks && static_cast<int>(per_iteration.size()) < blocks;
+       ++tries) {
+    const bool late = clock.barrier();
     const double t0 = clock.now();
     for (int i = 0; i < per_block; ++i) {
       op.start();
       work.run();
       op.wait();
     }
-    double t = (clock.now() - t0) / per_block;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, clock.comm());
-    per_iteration.push_back(t);
+    double mine[2] = {(clock.now() - t0) / per_block, late ? 1.0 : 0.0}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, clock.comm());
+    if (all[1] == 0) per_iteration.push_back(all[0]);
   }
+  if (per_iteration.empty()) return std::nullopt;
   return measure::spread(per_iteration);
 }
 
@@ -389,7 +394,8 @@ class AdviseRun : public Sweep<AdvisePoint> {
     compute::Workload& work = fewer ? *fewer_ : all_;
     work.resize(n);
     steady_loop(clock_, *call, work, 1, 1 + config_.warmup);
-    const measure::Spread loop = steady_loop(clock_, *call, work, kLoopBlocks, config_.iterations);
+    const std::optional<measure::Spread> loop =
+        steady_loop(clock_, *call, work, kLoopBlocks, config_.iterations);
     p.threads = t;
     p.free_cores = fewer ? 1 : 0;
     p.msg_bytes = rec.msg_bytes;
@@ -397,7 +403,11 @@ class AdviseRun : public Sweep<AdvisePoint> {
     p.work_ratio = t * std::pow(static_cast<double>(n), 3) /
                    (threads_ * std::pow(static_cast<double>(comp_size_), 3));
     if (!fewer) p.comp_cost = 1.0;
-    if (rec.valid) {
+    if (rec.valid && !loop) {
+      p.status = AdviseStatus::invalid;
+      p.reason = "every block of the loop had a rank that left the sync barrier late (" +
+                 std::to_string(2 * kLoopBlocks) + " tried)";
+    } else if (rec.valid) {
       p.status = AdviseStatus::measured;
       p.t_iter = loop;
       if (rec.r_overhead) p.r_overhead = rec.r_overhead->median;

@@ -56,7 +56,8 @@ const Schema<AdvisePoint>& advise_point_schema() {
           .spread("t_iter", "_s", &P::t_iter, Unit::seconds,
                   "time per iteration of the program's loop run back to back (start the "
                   "collective, compute, wait): 5 blocks of `iterations`, each from the sync "
-                  "barrier, per block the slowest rank's mean; median over blocks")
+                  "barrier (a block a rank entered late is run again), per block the slowest "
+                  "rank's mean; median over blocks")
           .add("comp_cost", &P::comp_cost, Unit::ratio,
                "the computation alone on this set-up's threads over the computation alone on "
                "every core, measured side by side: what a freed core costs (1 on every core)")

@@ -63,8 +63,8 @@ ThreadsReadBack collect_threads_read_back(MPI_Comm comm,
     mine.computation.push_back(c.proc);
     mine.computation_hwloc.push_back(c.hwloc);
   }
-  for (int tid : compute::threads_named("ovx-progress")) {
-    const compute::CpusReadBack c = compute::read_back_cpus(tid);
+  for (const compute::CpusReadBack& c :
+       compute::read_back_cpus(compute::threads_named("ovx-progress"))) {
     mine.progress.push_back(c.proc);
     mine.progress_hwloc.push_back(c.hwloc);
   }
