@@ -67,14 +67,20 @@ def sites_over_ranks(run):
 def collectives_over_ranks(run):
     """(call, site text) -> calls, routed and MPI's own by reason of the program's own
     collectives liboverlap has, nonblocking and blocking (ranks[].collective_sites; absent
-    in reports before routing)."""
+    in reports before routing), and for nonblocking ones the requests waited for and each
+    rank's median time from call to wait (wait_window_s)."""
     rows = {}
     for r in run.ranks:
         for s in r.get("collective_sites") or []:
             row = rows.setdefault((s["call"], s["site"]["text"]),
-                                  {"calls": 0, "routed": 0, "own": defaultdict(int), "note": ""})
+                                  {"calls": 0, "routed": 0, "own": defaultdict(int), "note": "",
+                                   "waited": 0, "medians": []})
             row["calls"] += s.get("calls", 0)
             row["routed"] += s.get("routed", 0)
+            window = s.get("wait_window_s")  # nonblocking ones, in reports that have it
+            if window:
+                row["waited"] += window["completed"]
+                row["medians"].append(window["median"])
             for name, n in (s.get("mpi_own") or {}).items():
                 row["own"][name] += n
             row["note"] = row["note"] or s.get("operation_note", "")
@@ -91,13 +97,23 @@ def collectives_blocks(run):
     table = []
     for (call, site), r in rows.items():
         own = ", ".join(f"{n}× {name}" for name, n in sorted(r["own"].items())) or DASH
-        table.append([call, site, fmt_int(r["calls"]), fmt_int(r["routed"]), own, r["note"] or DASH])
+        medians = sorted(r["medians"])
+        wait = DASH
+        if medians:
+            wait = fmt_time(medians[0]) if medians[0] == medians[-1] else \
+                f"{fmt_time(medians[0])} to {fmt_time(medians[-1])}"
+        table.append([call, site, fmt_int(r["calls"]), fmt_int(r["routed"]), own, wait,
+                      r["note"] or DASH])
     setting = run.metadata.get("collectives", "overlap")
     return [("h", 3, "Collectives"),
             ("p", f"Routed to liboverlap's task graphs (--collectives {setting}), or left to "
                   "MPI's own, with the reason. A routed blocking collective is also a call "
-                  "site above: deferred or not, and why."),
-            ("table", ("call", "site", "calls", "routed", "MPI's own", "note"), table)]
+                  "site above: deferred or not, and why. \"Call to wait\": for a nonblocking "
+                  "one, the median time from the call's return to the wait that completed it "
+                  "(each rank's median; the computation it could overlap, what "
+                  "overlap-bench advise --from reads)."),
+            ("table", ("call", "site", "calls", "routed", "MPI's own", "call to wait", "note"),
+             table)]
 
 
 def intercept_figure(run, stem, outdir):

@@ -7,16 +7,10 @@
 #include <cstring>
 #include <vector>
 
+#include "fake_handle.hpp"
+
 namespace overlap::intercept {
 namespace {
-
-// A handle as MPI would give one (an int with MPICH, a pointer with Open MPI).
-MPI_Request handle(std::uintptr_t v) {
-  MPI_Request r;
-  std::memset(&r, 0, sizeof r);
-  std::memcpy(&r, &v, std::min(sizeof r, sizeof v));
-  return r;
-}
 
 Span bytes(std::uintptr_t lo, std::uintptr_t hi, bool write) { return Span{lo, hi, write}; }
 using Spans = std::vector<Span>;
@@ -216,6 +210,46 @@ TEST(ProgramRequests, ManyRequestsGrowAndShrinkTheTable) {
     complete(reg, requests, {0}, [](int) { return true; });
   }
   EXPECT_FALSE(reg.any());
+}
+
+TEST(ProgramRequests, ACompletionAddsTheTimeFromTheCallsReturnToItsOwnStart) {
+  ProgramRequests reg;
+  WaitWindow window;
+  std::vector<MPI_Request> requests{handle(41), handle(42)};
+  reg.add(requests[0], Spans{}, false, false, true, &window);
+  reg.add(requests[1], Spans{}, false, false);  // no window: a point-to-point request
+  ProgramRequests::SeenList seen;
+  reg.seen(2, requests.data(), seen);
+  EXPECT_TRUE(seen.timed());
+  const std::uint64_t called = wait_window_now_ns() + 5'000'000;  // 5 ms after the return
+  requests[0] = requests[1] = MPI_REQUEST_NULL;
+  reg.after_completion(
+      seen, requests.data(), [](int) { return true; }, called);
+  const WaitWindow::Summary s = window.summary();
+  ASSERT_EQ(s.count, 1u);
+  EXPECT_GE(s.min_s, 5e-3);
+  EXPECT_FALSE(reg.any());
+}
+
+TEST(ProgramRequests, NoWindowForARequestNotCompletedOrFreed) {
+  ProgramRequests reg;
+  WaitWindow window;
+  std::vector<MPI_Request> requests{handle(51)};
+  reg.add(requests[0], Spans{}, false, false, true, &window);
+  // A Test that found it not done: still there, nothing added.
+  complete(reg, requests, {}, [](int) { return false; });
+  EXPECT_EQ(window.summary().count, 0u);
+  // Freed by the program: completes unseen, nothing added.
+  const auto serial = reg.serial_of(requests[0]);
+  ASSERT_TRUE(serial.has_value());
+  reg.freed(requests[0], *serial);
+  EXPECT_EQ(window.summary().count, 0u);
+  // A request without a window makes a call untimed.
+  std::vector<MPI_Request> plain{handle(52)};
+  reg.add(plain[0], Spans{}, false, false);
+  ProgramRequests::SeenList seen;
+  reg.seen(1, plain.data(), seen);
+  EXPECT_FALSE(seen.timed());
 }
 
 }  // namespace

@@ -572,15 +572,18 @@ def check_overlap_run(ck, report, env, tmp):
     for r in routed["ranks"]:
         r["collective_sites"] = [
             {"call": "MPI_Iallreduce", "site": {"text": "pcg.c:85"}, "calls": 60, "routed": 60,
-             "mpi_own": {}},
+             "mpi_own": {}, "accepted": 60, "bytes": 60 * 8,
+             "wait_window_s": {"completed": 60, "median": 0.0042 + 0.001 * r["rank"],
+                               "mean": 0.0042, "min": 0.004, "max": 0.005}},
             {"call": "MPI_Iallreduce", "site": {"text": "pcg.c:90"}, "calls": 5, "routed": 0,
              "mpi_own": {"operation": 5}, "operation_note": "a user-defined operation"}]
     (tmp / "routed.json").write_text(json.dumps(routed))
     p = run_report(report, [tmp / "routed.json", "-o", tmp / "routed"], env)
     summary = (tmp / "routed" / "summary.md").read_text(encoding="utf-8")
     n = len(routed["ranks"])
+    wait = "4.2 ms" if n == 1 else f"4.2 ms to {4.2 + n - 1:.1f} ms"
     for words in ("### Collectives", "pcg.c:85", f"| {60 * n} | {60 * n} |",
-                  f"{5 * n}× operation", "a user-defined operation"):
+                  f"{5 * n}× operation", "a user-defined operation", wait, "call to wait"):
         ck.check(p.returncode == 0 and words in summary, f"collectives table names {words!r}")
     broken = json.loads(OVERLAP_RUN.read_text())
     broken["ranks"] = []

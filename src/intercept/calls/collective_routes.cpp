@@ -13,21 +13,27 @@
 #include "collectives/intercept_abi.h"
 #include "intercept/calls/collective_verdicts.hpp"
 #include "intercept/runtime/core_runtime.hpp"
+#include "intercept/runtime/wait_window.hpp"
 
 namespace overlap::intercept {
-
-namespace {
 
 // ---- the record per call site ------------------------------------------------------------
 
 // Counted without a lock once a thread has met its site (every collective call passes
 // here, most of them small ones left to MPI): map nodes never move or go away.
-struct SiteCounts {
+struct CollectiveSiteCounts {
   std::atomic<std::uint64_t> calls{0}, routed{0};
   std::atomic<std::uint64_t> own[kOwnReasonCount] = {};
   std::atomic<bool> noted{false};
   std::string operation_note;  // under sites_mu, once
+  // Nonblocking ones only: the messages of the calls MPI accepted, and their wait windows.
+  std::atomic<std::uint64_t> accepted{0}, bytes{0};
+  WaitWindow window;
 };
+
+namespace {
+
+using SiteCounts = CollectiveSiteCounts;
 std::mutex sites_mu;
 std::map<std::pair<int, std::uintptr_t>, SiteCounts>& sites() {
   static auto* m = new std::map<std::pair<int, std::uintptr_t>, SiteCounts>;  // outlives exit
@@ -122,9 +128,10 @@ SiteCounts& counts_of(Collective call, std::uintptr_t site) {
   return *last.counts;
 }
 
-void count(Collective call, const Verdict& v) {
+void count(Collective call, Verdict& v) {
   const auto site = reinterpret_cast<std::uintptr_t>(runtime().shim->thread_state()->site);
   SiteCounts& s = counts_of(call, site);
+  v.site = &s;
   s.calls.fetch_add(1, std::memory_order_relaxed);
   if (v.routed) {
     s.routed.fetch_add(1, std::memory_order_relaxed);
@@ -275,77 +282,109 @@ namespace {
 
 // ---- the routers (shim_api.h's table.route) ------------------------------------------------
 
+// After MPI (or liboverlap) accepted a nonblocking collective: its message counts for its
+// site, in nbc's meaning (the vector of a broadcast or reduction, one rank's block of the
+// others; read now, when MPI has accepted the datatype), and the request it returned
+// belongs to the site's wait window (wait_window.hpp).
+template <class Bytes>
+int issued(const Verdict& v, int rc, MPI_Request* request, Bytes msg_bytes) {
+  if (rc != MPI_SUCCESS || v.site == nullptr) return rc;
+  const long long bytes = msg_bytes();
+  v.site->accepted.fetch_add(1, std::memory_order_relaxed);
+  if (bytes > 0) v.site->bytes.fetch_add(static_cast<std::uint64_t>(bytes));
+  expect_wait_window(&v.site->window, request);
+  return rc;
+}
+
+// One rank's block of a gather or scatter: the root describes it with its every-block side.
+long long rooted_block(MPI_Comm comm, int root, MPI_Count root_count, MPI_Datatype root_type,
+                       MPI_Count count, MPI_Datatype type) {
+  return is_root(comm, root) == 1 ? bytes_of(root_count, root_type) : bytes_of(count, type);
+}
+
 int ibarrier(MPI_Comm comm, MPI_Request* request) {
-  if (decide(Collective::ibarrier, comm, request, barrier_verdict).routed)
-    return ovx_private_ibarrier(comm, request);
-  return PMPI_Ibarrier(comm, request);
+  const Verdict v = decide(Collective::ibarrier, comm, request, barrier_verdict);
+  const int rc = v.routed ? ovx_private_ibarrier(comm, request) : PMPI_Ibarrier(comm, request);
+  return issued(v, rc, request, [] { return 0LL; });
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed)
-    return ovx_private_ibcast(buf, count, type, root, comm, request);
-  return PMPI_Ibcast(buf, count, type, root, comm, request);
+  const Verdict v = bcast_verdict(Collective::ibcast, count, type, root, comm, request);
+  const int rc = v.routed ? ovx_private_ibcast(buf, count, type, root, comm, request)
+                          : PMPI_Ibcast(buf, count, type, root, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
             MPI_Comm comm, MPI_Request* request) {
-  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed)
-    return ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
-  return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+  const Verdict v = reduce_verdict(Collective::ireduce, count, type, op, root, comm, request);
+  const int rc = v.routed
+                     ? ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request)
+                     : PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
-  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed)
-    return ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
-  return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  const Verdict v = allreduce_verdict(Collective::iallreduce, count, type, op, comm, request);
+  const int rc = v.routed ? ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request)
+                          : PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  if (reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type, op, comm,
-                                   request)
-          .routed)
-    return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
-  return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
+  const Verdict v = reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type,
+                                                 op, comm, request);
+  const int rc =
+      v.routed
+          ? ovx_private_ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request)
+          : PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, type); });
 }
 
 int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
-                     request)
-          .routed)
-    return ovx_private_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                               comm, request);
-  return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                      request);
+  const Verdict v = rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype,
+                                   root, comm, request);
+  const int rc = v.routed ? ovx_private_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                recvtype, root, comm, request)
+                          : PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         root, comm, request);
+  return issued(v, rc, request,
+                [&] { return rooted_block(comm, root, recvcount, recvtype, sendcount, sendtype); });
 }
 
 int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  if (rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype, root, comm,
-                     request)
-          .routed)
-    return ovx_private_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                comm, request);
-  return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                       request);
+  const Verdict v = rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype,
+                                   root, comm, request);
+  const int rc = v.routed ? ovx_private_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                 recvtype, root, comm, request)
+                          : PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm, request);
+  return issued(v, rc, request,
+                [&] { return rooted_block(comm, root, sendcount, sendtype, recvcount, recvtype); });
 }
 
 int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed)
-    return ovx_private_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                  request);
-  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  const Verdict v = all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request);
+  const int rc = v.routed ? ovx_private_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                   recvtype, comm, request)
+                          : PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed)
-    return ovx_private_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                 request);
-  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  const Verdict v = all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request);
+  const int rc = v.routed ? ovx_private_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                  recvtype, comm, request)
+                          : PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 #if MPI_VERSION >= 4
@@ -354,75 +393,85 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
 
 int ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              MPI_Request* request) {
-  if (bcast_verdict(Collective::ibcast, count, type, root, comm, request).routed)
-    return ovx_private_ibcast(buf, narrowed(count), type, root, comm, request);
-  return PMPI_Ibcast_c(buf, count, type, root, comm, request);
+  const Verdict v = bcast_verdict(Collective::ibcast, count, type, root, comm, request);
+  const int rc = v.routed ? ovx_private_ibcast(buf, narrowed(count), type, root, comm, request)
+                          : PMPI_Ibcast_c(buf, count, type, root, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
               int root, MPI_Comm comm, MPI_Request* request) {
-  if (reduce_verdict(Collective::ireduce, count, type, op, root, comm, request).routed)
-    return ovx_private_ireduce(sendbuf, recvbuf, narrowed(count), type, op, root, comm, request);
-  return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
+  const Verdict v = reduce_verdict(Collective::ireduce, count, type, op, root, comm, request);
+  const int rc = v.routed ? ovx_private_ireduce(sendbuf, recvbuf, narrowed(count), type, op, root,
+                                                comm, request)
+                          : PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
-  if (allreduce_verdict(Collective::iallreduce, count, type, op, comm, request).routed)
-    return ovx_private_iallreduce(sendbuf, recvbuf, narrowed(count), type, op, comm, request);
-  return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
+  const Verdict v = allreduce_verdict(Collective::iallreduce, count, type, op, comm, request);
+  const int rc =
+      v.routed ? ovx_private_iallreduce(sendbuf, recvbuf, narrowed(count), type, op, comm, request)
+               : PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  if (reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type, op, comm,
-                                   request)
-          .routed)
-    return ovx_private_ireduce_scatter_block(sendbuf, recvbuf, narrowed(recvcount), type, op, comm,
-                                             request);
-  return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
+  const Verdict v = reduce_scatter_block_verdict(Collective::ireduce_scatter_block, recvcount, type,
+                                                 op, comm, request);
+  const int rc =
+      v.routed ? ovx_private_ireduce_scatter_block(sendbuf, recvbuf, narrowed(recvcount), type, op,
+                                                   comm, request)
+               : PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, type); });
 }
 
 int igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
               MPI_Request* request) {
-  if (rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype, root, comm,
-                     request)
-          .routed)
-    return ovx_private_igather(sendbuf, narrowed(sendcount), sendtype, recvbuf, narrowed(recvcount),
-                               recvtype, root, comm, request);
-  return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                        request);
+  const Verdict v = rooted_verdict(Collective::igather, recvcount, recvtype, sendcount, sendtype,
+                                   root, comm, request);
+  const int rc = v.routed ? ovx_private_igather(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                                narrowed(recvcount), recvtype, root, comm, request)
+                          : PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, root, comm, request);
+  return issued(v, rc, request,
+                [&] { return rooted_block(comm, root, recvcount, recvtype, sendcount, sendtype); });
 }
 
 int iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                MPI_Request* request) {
-  if (rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype, root, comm,
-                     request)
-          .routed)
-    return ovx_private_iscatter(sendbuf, narrowed(sendcount), sendtype, recvbuf,
-                                narrowed(recvcount), recvtype, root, comm, request);
-  return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                         request);
+  const Verdict v = rooted_verdict(Collective::iscatter, sendcount, sendtype, recvcount, recvtype,
+                                   root, comm, request);
+  const int rc = v.routed ? ovx_private_iscatter(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                                 narrowed(recvcount), recvtype, root, comm, request)
+                          : PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, root, comm, request);
+  return issued(v, rc, request,
+                [&] { return rooted_block(comm, root, sendcount, sendtype, recvcount, recvtype); });
 }
 
 int iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request).routed)
-    return ovx_private_iallgather(sendbuf, narrowed(sendcount), sendtype, recvbuf,
-                                  narrowed(recvcount), recvtype, comm, request);
-  return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                           request);
+  const Verdict v = all_to_all_verdict(Collective::iallgather, recvcount, recvtype, comm, request);
+  const int rc = v.routed ? ovx_private_iallgather(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                                   narrowed(recvcount), recvtype, comm, request)
+                          : PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request).routed)
-    return ovx_private_ialltoall(sendbuf, narrowed(sendcount), sendtype, recvbuf,
-                                 narrowed(recvcount), recvtype, comm, request);
-  return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                          request);
+  const Verdict v = all_to_all_verdict(Collective::ialltoall, recvcount, recvtype, comm, request);
+  const int rc = v.routed ? ovx_private_ialltoall(sendbuf, narrowed(sendcount), sendtype, recvbuf,
+                                                  narrowed(recvcount), recvtype, comm, request)
+                          : PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                             recvtype, comm, request);
+  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 #endif
 
@@ -510,6 +559,9 @@ std::vector<CollectiveSite> collective_sites() {
     s.routed = c.routed.load(std::memory_order_relaxed);
     for (int i = 0; i < kOwnReasonCount; ++i) s.own[i] = c.own[i].load(std::memory_order_relaxed);
     s.operation_note = c.operation_note;
+    s.accepted = c.accepted.load(std::memory_order_relaxed);
+    s.bytes = c.bytes.load(std::memory_order_relaxed);
+    s.wait_window = c.window.summary();
     out.push_back(std::move(s));
   }
   return out;

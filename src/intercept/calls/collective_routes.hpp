@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "intercept/runtime/wait_window.hpp"
 #include "intercept/shim/shim_api.h"
 
 namespace overlap::intercept {
@@ -70,6 +71,11 @@ struct CollectiveSite {
   std::uint64_t routed = 0;
   std::uint64_t own[kOwnReasonCount] = {};
   std::string operation_note;  // the first refusal of an operation, in liboverlap's words
+  // Nonblocking ones: the calls MPI (or liboverlap) accepted, their messages in all (nbc's
+  // meaning: a broadcast's or reduction's vector, one rank's block of the others), and the
+  // time from each call's return to the start of the call that completed its request.
+  std::uint64_t accepted = 0, bytes = 0;
+  WaitWindow::Summary wait_window;
 };
 
 // Fills table.route (each router sends every call to MPI's own while the settings say

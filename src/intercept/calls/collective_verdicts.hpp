@@ -10,10 +10,13 @@
 
 namespace overlap::intercept {
 
+struct CollectiveSiteCounts;  // the record of the call's site (collective_routes.cpp)
+
 struct Verdict {
   bool routed = false;
   OwnReason why = OwnReason::not_active;
-  const char* note = nullptr;  // OwnReason::operation: liboverlap's words
+  const char* note = nullptr;            // OwnReason::operation: liboverlap's words
+  CollectiveSiteCounts* site = nullptr;  // where the call was counted
 };
 
 // `request` is the program's request argument (a blocking call passes any non-null one).

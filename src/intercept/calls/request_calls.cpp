@@ -110,9 +110,11 @@ int completing(int n, MPI_Request* requests, Call call, Done done) {
   ProgramRequests& reg = program_requests();
   ProgramRequests::SeenList seen;  // per call: an error handler may nest another
   reg.seen(n, requests, seen);
+  // A nonblocking collective's wait window ends where this call starts (wait_window.hpp).
+  const std::uint64_t called_ns = seen.timed() ? wait_window_now_ns() : 0;
   const int rc = call();
   if (!seen.empty()) {
-    reg.after_completion(seen, requests, done);
+    reg.after_completion(seen, requests, done, called_ns);
     follow();
   }
   return rc;

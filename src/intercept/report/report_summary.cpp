@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 
@@ -20,8 +21,9 @@ std::string micro(double s) {
 // sites' table).
 std::string collectives_text(const json& report) {
   struct Row {
-    std::uint64_t calls = 0, routed = 0;
+    std::uint64_t calls = 0, routed = 0, waited = 0;
     std::map<std::string, std::uint64_t> own;
+    double median_lo = 0, median_hi = 0;  // over the ranks' median wait windows
   };
   std::map<std::pair<std::string, std::string>, Row> rows;
   for (const json& r : report["ranks"]) {
@@ -31,6 +33,12 @@ std::string collectives_text(const json& report) {
       row.calls += s["calls"].get<std::uint64_t>();
       row.routed += s["routed"].get<std::uint64_t>();
       for (const auto& [name, n] : s["mpi_own"].items()) row.own[name] += n.get<std::uint64_t>();
+      if (!s.contains("wait_window_s") || !s["wait_window_s"].is_object()) continue;
+      const json& w = s["wait_window_s"];
+      const double median = w["median"].get<double>();
+      row.median_lo = row.waited == 0 ? median : std::min(row.median_lo, median);
+      row.median_hi = row.waited == 0 ? median : std::max(row.median_hi, median);
+      row.waited += w["completed"].get<std::uint64_t>();
     }
   }
   std::string out;
@@ -47,6 +55,13 @@ std::string collectives_text(const json& report) {
     out += fmt::format("  {:<38} {:>8} {:>28}\n", name.substr(0, 38), row.calls, row.routed);
     for (const auto& [reason, n] : row.own)
       out += fmt::format("      MPI's own {}x: {}\n", n, reason);
+    if (row.waited > 0) {  // the computation each request could overlap
+      const std::string median =
+          row.median_lo == row.median_hi
+              ? micro(row.median_lo)
+              : micro(row.median_lo) + " to " + micro(row.median_hi) + " over ranks";
+      out += fmt::format("      {} waited; from call to wait: median {}\n", row.waited, median);
+    }
   }
   return out;
 }

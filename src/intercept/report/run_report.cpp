@@ -89,6 +89,20 @@ json collective_site_json(const CollectiveSite& s, const Symbolizer& symbols) {
   }
   j["mpi_own"] = own;
   if (!s.operation_note.empty()) j["operation_note"] = s.operation_note;
+  if (s.call < Collective::bcast) {  // nonblocking: its messages and wait windows
+    j["accepted"] = s.accepted;
+    j["bytes"] = s.bytes;
+    const WaitWindow::Summary& w = s.wait_window;
+    if (w.count == 0) {
+      j["wait_window_s"] = nullptr;
+    } else {
+      j["wait_window_s"] = {{"completed", w.count},
+                            {"median", w.median_s},
+                            {"mean", w.mean_s},
+                            {"min", w.min_s},
+                            {"max", w.max_s}};
+    }
+  }
   return j;
 }
 

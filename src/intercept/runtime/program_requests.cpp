@@ -130,10 +130,14 @@ void ProgramRequests::set_active(Entry& e, bool active) {
 }
 
 void ProgramRequests::add(MPI_Request request, std::span<const Span> spans, bool unknown,
-                          bool persistent, bool counted) {
+                          bool persistent, bool counted, WaitWindow* window) {
   if (request == MPI_REQUEST_NULL) return;
   Entry e;
   e.request = request;
+  if (window != nullptr && !persistent) {
+    e.window = window;
+    e.returned_ns = wait_window_now_ns();
+  }
   e.unknown = unknown;
   e.quiet = !counted;
   e.persistent = persistent;
@@ -203,7 +207,10 @@ void ProgramRequests::seen(int n, const MPI_Request* requests, SeenList& out) co
   Guard hold(*this);
   for (int i = 0; i < n; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
-    if (const Entry* e = find(requests[i])) out.push({i, requests[i], e->serial});
+    if (const Entry* e = find(requests[i])) {
+      out.push({i, requests[i], e->serial});
+      if (e->window != nullptr) out.mark_timed();
+    }
   }
 }
 
@@ -265,8 +272,10 @@ void begin_request_footprint() {
 void end_request_footprint(int rc, const MPI_Request* request, bool persistent) {
   FootprintRecord& r = request_footprint();
   r.on = false;
+  // Taken whatever happens next: an announcement is for this call only.
+  WaitWindow* window = take_wait_window(request);
   if (rc != MPI_SUCCESS || request == nullptr || *request == MPI_REQUEST_NULL) return;
-  program_requests().add(*request, r.spans, r.unknown, persistent, !r.quiet);
+  program_requests().add(*request, r.spans, r.unknown, persistent, !r.quiet, window);
 }
 
 }  // namespace overlap::intercept

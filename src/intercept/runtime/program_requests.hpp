@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "intercept/runtime/footprint.hpp"
+#include "intercept/runtime/wait_window.hpp"
 
 namespace overlap::intercept {
 
@@ -45,7 +46,10 @@ class ProgramRequests {
   // usual few; nested calls, e.g. from an error handler, each have their own).
   class SeenList {
    public:
-    void clear() { n_ = 0, more_.clear(); }
+    void clear() { n_ = 0, timed_ = false, more_.clear(); }
+    // Some request seen has a wait window: the completing call notes when it started.
+    bool timed() const { return timed_; }
+    void mark_timed() { timed_ = true; }
     void push(const Seen& s) {
       if (n_ < kInline)
         inline_[n_++] = s;
@@ -63,6 +67,7 @@ class ProgramRequests {
     static constexpr int kInline = 8;
     Seen inline_[kInline];
     int n_ = 0;
+    bool timed_ = false;
     std::vector<Seen> more_;
   };
   // A partitioned send's buffer: partition p is `count` elements of a type with these
@@ -82,8 +87,10 @@ class ProgramRequests {
   // earlier one with this handle left.
   // `counted` false: never outstanding (the engine must not drive MPI for it: a reduction
   // with the program's own operation under less than MPI_THREAD_MULTIPLE).
+  // `window`: a nonblocking collective's (wait_window.hpp): the call that completes the
+  // request adds the time from now to its own start there.
   void add(MPI_Request request, std::span<const Span> spans, bool unknown, bool persistent,
-           bool counted = true);
+           bool counted = true, WaitWindow* window = nullptr);
   // A partitioned send: while active it holds the partitions readied so far (their hull).
   void add_partitioned_send(MPI_Request request, const Partitions& partitions);
   // MPI_Start(all) started it: it holds its memory (a partitioned send: nothing yet).
@@ -95,15 +102,20 @@ class ProgramRequests {
   void seen(int n, const MPI_Request* requests, SeenList& out) const;
   // After that call: a request MPI freed (its handle is MPI_REQUEST_NULL now) is forgotten;
   // a persistent one the call completed (`done(index)`) holds nothing until started again.
+  // `called_ns`: when the call started (wait_window_now_ns), for the requests with a wait
+  // window (0 when seen.timed() was false).
   template <class Done>
-  void after_completion(const SeenList& seen, const MPI_Request* requests, Done done) {
+  void after_completion(const SeenList& seen, const MPI_Request* requests, Done done,
+                        std::uint64_t called_ns = 0) {
     Guard hold(*this);  // once for all of them
     seen.for_each([&](const Seen& s) {
       Entry* e = find(s.request);
       if (e == nullptr || e->serial != s.serial) return;
-      if (requests[s.index] == MPI_REQUEST_NULL)
+      if (requests[s.index] == MPI_REQUEST_NULL) {
+        if (e->window != nullptr && called_ns >= e->returned_ns)
+          e->window->add(called_ns - e->returned_ns);
         erase(e);
-      else if (done(s.index))
+      } else if (done(s.index))
         set_active(*e, false);
     });
   }
@@ -137,8 +149,10 @@ class ProgramRequests {
     std::uint64_t serial = 0;
     Span span;  // what it holds while active (the first of its spans)
     bool unknown = false, persistent = false, active = false, extra = false;
-    bool freed = false;  // MPI_Request_free'd while active: MPI completes it unseen
-    bool quiet = false;  // never counted as outstanding (add's `counted` false)
+    bool freed = false;             // MPI_Request_free'd while active: MPI completes it unseen
+    bool quiet = false;             // never counted as outstanding (add's `counted` false)
+    WaitWindow* window = nullptr;   // a nonblocking collective's, where its wait is timed
+    std::uint64_t returned_ns = 0;  // when its call returned (with `window`)
   };
   struct Extra {
     MPI_Request request = MPI_REQUEST_NULL;
