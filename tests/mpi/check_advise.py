@@ -16,8 +16,10 @@ of the file, the ranks on two hosts (MPICH 4.0.2 may hang in MPI_Finalize there 
 writing complete results: accepted, and said, as check_sync.py does).
 With --loop and --run: examples/iallreduce-loop (the loop advise models, as a program
 writes it) on 2 ranks, plain and under overlap-run --progress shared: the right sum, a time
-per iteration, and under overlap-run every MPI_Iallreduce routed to liboverlap (its report);
-advise itself under overlap-run is refused in one line (exit 2).
+per iteration, and under overlap-run every MPI_Iallreduce routed to liboverlap (its report,
+with each call's bytes and a wait window per request); advise --from that report takes the
+loop's collective, message and computation; advise itself under overlap-run is refused in
+one line (exit 2).
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
 import json
@@ -222,10 +224,47 @@ def loop_example(args, env, tmp):
                  if s["call"] == "MPI_Iallreduce"]
     if not sites or any(s["routed"] != s["calls"] for s in sites):
         fail(f"iallreduce-loop under overlap-run: Iallreduce sites {sites}, not all routed")
+    # Each rank's loop site: every call accepted, 65536 bytes each, and a wait window per
+    # request it waited for (the loop waits for every one).
+    loop_sites = [s for s in sites if s["calls"] >= 20]
+    if len(loop_sites) != 2:
+        fail(f"iallreduce-loop: expected the loop's site on 2 ranks, got {loop_sites}")
+    for s in loop_sites:
+        w = s["wait_window_s"]
+        if s["accepted"] != s["calls"] or s["bytes"] != 65536 * s["calls"]:
+            fail(f"iallreduce-loop: site {s['site']['text']}: accepted {s['accepted']}, bytes "
+                 f"{s['bytes']} for {s['calls']} calls of 65536 B")
+        if w is None or w["completed"] != s["calls"] or not 0 < w["min"] <= w["median"] <= w["max"]:
+            fail(f"iallreduce-loop: site {s['site']['text']}: wait window {w}")
+    from_report(args, env, tmp, report, loop_sites)
     # advise under overlap-run: refused in one line, exit 2, before measuring anything.
     p = run(launcher(args, 1) + [args.run, "--", args.bench, "advise"], env)
     if p.returncode == 0 or "cannot run under overlap-run" not in p.stderr:
         fail(f"advise under overlap-run: exit {p.returncode}, not refused")
+
+
+def from_report(args, env, tmp, report, loop_sites):
+    """advise --from the loop's report: the loop's collective, message and computation (the
+    median over ranks of each rank's median window) in its config, without --op/--size/
+    --comp-time; an option given beside --from wins."""
+    out = os.path.join(tmp, "from.json")
+    p = run(launcher(args, 2) + [args.bench, "advise", "--from", report, "--setups", "mpi,caller",
+                                 "--iterations", "3", "--warmup", "1", "--calibration-runs", "3",
+                                 "--sync-span", "0.2s", "--bar", "never", "--output", out], env)
+    if p.returncode != 0 or "advise: the loop of" not in p.stdout:
+        fail(f"advise --from: exit {p.returncode}, no line naming the loop\n{p.stdout}{p.stderr}")
+    with open(out) as f:
+        cfg = json.load(f)["config"]
+    medians = sorted(s["wait_window_s"]["median"] for s in loop_sites)
+    want = sum(medians) / 2
+    if (cfg["op"] != "iallreduce" or cfg["msg_bytes"] != 65536 or cfg["from_report"] != report
+            or abs(cfg["target_comp_s"] - want) > 1e-9 * max(1.0, want)
+            or "loop.c" not in cfg["from_loop"]):
+        fail(f"advise --from: config {cfg}, expected iallreduce, 65536 B, {want} s from {report}")
+    p = run(launcher(args, 1) + [args.bench, "advise", "--from", report, "--comp-time", "7ms",
+                                 "--size", "1KiB", "--op", "ialltoall"], env)
+    if p.returncode != 2 or "has no ialltoall collective" not in p.stderr:
+        fail(f"advise --from with --op ialltoall: exit {p.returncode}, {p.stderr!r}")
 
 
 def main():

@@ -62,6 +62,7 @@ CASES = [
     (["advise", "--setups", "mpi,advice"], "'advice'"),
     (["advise", "--setups", "mpi,turbo"], "'turbo'"),
     (["advise", "--op", "allreduce"], "'allreduce'"),
+    (["advise", "--from", "/nonexistent/report.json"], "/nonexistent/report.json cannot be read"),
     (["advise", "--margin", "150%"], "150%"),
     (["advise", "--size", "1.5B"], "1.5B"),
     (["advise", "--op", "ibarrier", "--size", "1KiB"], "ibarrier has no message"),

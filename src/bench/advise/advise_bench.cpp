@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "base/usage_error.hpp"
 #include "base/value_lists.hpp"
 #include "bench/advise/advice_rule.hpp"
+#include "bench/advise/program_loop.hpp"
 #include "bench/common/common_options.hpp"
 #include "bench/common/overlap_run_probe.hpp"
 #include "bench/nbc/nbc_bench.hpp"
@@ -92,6 +94,10 @@ std::vector<OptionSpec> advise_options() {
        "calibration_runs"},
       {"--tolerance", "10%", "Calibration tolerance, 0.1 or 10%", "tolerance"},
       {"--max-buffer", "1GiB", "Largest send + receive buffers per rank, e.g. 512MiB", "max_bytes"},
+      {"--from", "",
+       "The program's own overlap-run report (overlap-run --report FILE): --op, --size and "
+       "--comp-time from its busiest nonblocking collective; options given beside it win",
+       "from_report"},
   };
   for (OptionSpec& c : clock_options()) o.push_back(c);
   return o;
@@ -115,6 +121,18 @@ std::vector<AdviseSetup> parse_setups(const std::string& text) {
   return out;
 }
 
+// --from: what the options beside it leave open comes from the program's report.
+void apply_program_loop(const std::string& path, const OptionValues& v, AdviseConfig& c) {
+  if (path.empty()) throw UsageError("--from: '' is not allowed; expected a report file");
+  const ProgramLoop loop =
+      read_program_loop(path, v.given("--op") ? std::optional<Collective>(c.op) : std::nullopt);
+  c.op = loop.op;
+  if (!v.given("--size") && !v.given("--comm-time")) c.msg_bytes = loop.msg_bytes;
+  if (!v.given("--comp-time")) c.target_comp_s = loop.comp_s;
+  c.from_report = path;
+  c.from_loop = loop.summary;
+}
+
 AdviseConfig parse_advise(const OptionValues& v) {
   AdviseConfig c;
   c.op = kNonblockingNames.parse_option(v.text("--op"), "--op");
@@ -124,13 +142,14 @@ AdviseConfig parse_advise(const OptionValues& v) {
       throw UsageError("--size: '" + *t + "' is not allowed; expected a whole number of bytes");
     }
     c.msg_bytes = static_cast<long>(b);
-    check_sizes_hold_an_element({c.op}, {*c.msg_bytes}, kNonblockingNames);
-  }
-  if (c.msg_bytes && c.op == Collective::barrier) {
-    throw UsageError("--size: ibarrier has no message; leave --size out");
   }
   c.target_comm_s = parse_duration(v.text("--comm-time"), "--comm-time");
   c.target_comp_s = parse_duration(v.text("--comp-time"), "--comp-time");
+  if (const auto from = v.typed("--from")) apply_program_loop(*from, v, c);
+  if (c.msg_bytes && c.op == Collective::barrier) {
+    throw UsageError("--size: ibarrier has no message; leave --size out");
+  }
+  if (c.msg_bytes) check_sizes_hold_an_element({c.op}, {*c.msg_bytes}, kNonblockingNames);
   for (const auto& [t, option] :
        {std::pair{c.target_comm_s, "--comm-time"}, std::pair{c.target_comp_s, "--comp-time"}}) {
     if (!(t > 0)) {
@@ -224,6 +243,9 @@ class AdviseRun : public Sweep<AdvisePoint> {
     int on = async.empty() ? 0 : 1, all_on = 0;
     MPI_Allreduce(&on, &all_on, 1, MPI_INT, MPI_MIN, clock_.comm());
     if (all_on != 0) async_variable_ = async;
+    int rank = 0;
+    MPI_Comm_rank(clock_.comm(), &rank);
+    if (rank == 0 && !c.from_loop.empty()) std::printf("advise: %s\n", c.from_loop.c_str());
   }
 
   std::vector<AdvisePoint> keys() const override {

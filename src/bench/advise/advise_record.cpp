@@ -26,7 +26,12 @@ const Schema<AdviseConfig>& advise_config_schema() {
           .add("tolerance", &C::tolerance, Unit::ratio, "calibration tolerance")
           .add("max_bytes", &C::max_bytes, Unit::bytes, "largest send + receive buffers per rank")
           .add("patience", &C::patience, Unit::count, "clock sync: min-RTT stop rule")
-          .add("sync_span_s", &C::sync_span_s, Unit::seconds, "time between the first two syncs");
+          .add("sync_span_s", &C::sync_span_s, Unit::seconds, "time between the first two syncs")
+          .add("from_report", &C::from_report, Unit::none,
+               "--from: the program's overlap-run report op, msg_bytes and target_comp_s were "
+               "read from (options given beside it win); empty without --from")
+          .add("from_loop", &C::from_loop, Unit::none,
+               "--from: the call site read and what it gave; empty without --from");
   return s;
 }
 

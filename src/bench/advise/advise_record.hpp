@@ -17,7 +17,7 @@
 
 namespace overlap::bench {
 
-inline constexpr int kAdviseSchemaVersion = 1;
+inline constexpr int kAdviseSchemaVersion = 2;
 
 // The ways a program can progress its nonblocking communication, simplest first (the
 // advice prefers the earlier of two within its margin). `+core`: one core of each rank
@@ -67,6 +67,10 @@ struct AdviseConfig {
   double max_bytes = 1024.0 * 1024 * 1024;
   int patience = 100;
   double sync_span_s = 1.0;
+  // --from: the program's overlap-run report the loop was read from, and what was read
+  // (program_loop.hpp); empty without --from.
+  std::string from_report;
+  std::string from_loop;
 };
 const Schema<AdviseConfig>& advise_config_schema();
 
