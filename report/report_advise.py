@@ -1,4 +1,5 @@
-"""The figure of `overlap-bench advise`: per run, one bar per set-up measured, its time per
+"""The figure of `overlap-bench advise`: per run and cell of its grid (a message with a
+computation), one bar per set-up measured, its time per
 iteration (median, p25-p75 whiskers), the advice outlined and labelled, today's time (MPI's
 own as launched) as a vertical line; set-ups not measured are named under the panel with
 their status. The numbers on the bars are the times and, for set-ups that leave a core
@@ -10,47 +11,65 @@ matplotlib.use("Agg")
 import matplotlib.ticker  # noqa: E402
 
 from report_plots import _axes_px, _figure, _save, fit_title  # noqa: E402
-from report_units import fmt_time  # noqa: E402
+from report_units import fmt_bytes, fmt_time  # noqa: E402
 
 PANEL_W, ROW_H, TOP, BOTTOM, LEFT, RIGHT = 900, 34, 40, 80, 130, 40
 BAR, ADVICE = "#56B4E9", "#0072B2"
 
 
-def _setups(run):
-    return [p for p in run.points if p["setup"] != "advice"]
+def _cell_key(p):
+    return (p.get("cell_bytes"), p.get("cell_comm_s"), p.get("cell_comp_s"))
 
 
-def _advice(run):
-    return next((p for p in run.points if p["setup"] == "advice"), None)
+def _cells(run):
+    """The run's cells (schema 2: every message with every computation), in order, each as
+    (message text, computation in seconds, its points); a schema 1 file is one cell
+    described by its config."""
+    cells = {}
+    for p in run.points:
+        cells.setdefault(_cell_key(p), []).append(p)
+    out = []
+    cfg = run.config
+    for (size, comm, comp), points in cells.items():
+        if comp is None:  # schema 1: the config says
+            size, comm, comp = cfg.get("msg_bytes"), cfg.get("target_comm_s"), cfg["target_comp_s"]
+        if size:
+            message = fmt_bytes(size)
+        elif comm:
+            message = f"where MPI's own takes {fmt_time(comm)}"
+        else:
+            message = "none"
+        out.append((message, comp, points))
+    return out
 
 
-def panel_height(run):
-    measured = [p for p in _setups(run) if p["status"] == "measured"]
+def panel_height(points):
+    measured = [p for p in points if p["setup"] != "advice" and p["status"] == "measured"]
     return TOP + ROW_H * max(1, len(measured)) + BOTTOM
 
 
 def advise_figure(runs, outdir):
-    """One panel per run, stacked."""
-    heights = [panel_height(r) for r in runs]
+    """One panel per run and cell, stacked."""
+    panels = [(run, cell) for run in runs for cell in _cells(run)]
+    heights = [panel_height(points) for _, (_, _, points) in panels]
     width, height = PANEL_W, sum(heights)
     fig = _figure(width, height)
     y0 = 0
-    for run, h in zip(runs, heights):
-        _panel(fig, run, y0, h)
+    for (run, cell), h in zip(panels, heights):
+        _panel(fig, run, cell, y0, h)
         y0 += h
     return _save(fig, outdir, "advise"), (width, height)
 
 
-def _panel(fig, run, y0, h):
-    measured = [p for p in _setups(run) if p["status"] == "measured"]
-    others = [p for p in _setups(run) if p["status"] != "measured"]
-    advice = _advice(run)
+def _panel(fig, run, cell, y0, h):
+    message, comp, points = cell
+    setups = [p for p in points if p["setup"] != "advice"]
+    measured = [p for p in setups if p["status"] == "measured"]
+    others = [p for p in setups if p["status"] != "measured"]
+    advice = next((p for p in points if p["setup"] == "advice"), None)
     ax = _axes_px(fig, LEFT, y0 + TOP, PANEL_W - LEFT - RIGHT, h - TOP - BOTTOM)
-    cfg = run.config
-    size = (f"{cfg['msg_bytes']} B" if cfg.get("msg_bytes") else
-            f"where MPI's own takes {fmt_time(cfg['target_comm_s'])}")
-    fit_title(ax, f"{run.title}: {cfg['op']}, message {size}, computation "
-                  f"{fmt_time(cfg['target_comp_s'])}", PANEL_W - LEFT - RIGHT)
+    fit_title(ax, f"{run.title}: {run.config['op']}, message {message}, computation "
+                  f"{fmt_time(comp)}", PANEL_W - LEFT - RIGHT)
     ax.set_xlabel("time per iteration: start, compute, wait (median, p25-p75)", fontsize=9)
     chosen = advice.get("recommended") if advice else None
     ys = list(range(len(measured)))

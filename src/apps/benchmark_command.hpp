@@ -232,7 +232,7 @@ class BenchmarkCommand : public Command {
     std::cout << '\n';
     if (!output_.empty()) std::cout << "results written to " << output_ << '\n';
     if (b_.epilogue != nullptr) {
-      for (const std::string& line : b_.epilogue(points_)) std::cout << line << '\n';
+      for (const std::string& line : b_.epilogue(config_, points_)) std::cout << line << '\n';
     }
   }
 

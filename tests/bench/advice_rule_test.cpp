@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace overlap::bench {
 namespace {
 
@@ -94,7 +96,7 @@ TEST(AdviceRule, NothingMeasuredIsInvalidWithAReason) {
   EXPECT_EQ(a.status, AdviseStatus::invalid);
   EXPECT_FALSE(a.recommended);
   EXPECT_FALSE(a.reason.empty());
-  EXPECT_EQ(advice_summary({a}).front(), "# no advice: " + a.reason);
+  EXPECT_EQ(advice_summary({a}, 0.03).front(), "# no advice: " + a.reason);
 }
 
 TEST(AdviceRule, HowNamesTheMpiAndTheThreads) {
@@ -115,12 +117,75 @@ TEST(AdviceRule, SummaryGivesTheAdviceTheTimesAndHow) {
                                      measured(AdviseSetup::shared, 5e-3),
                                      skipped(AdviseSetup::dedicated_core)};
   points.push_back(advise(points, 0.03));
-  const std::vector<std::string> lines = advice_summary(points);
+  const std::vector<std::string> lines = advice_summary(points, 0.03);
   ASSERT_GE(lines.size(), 3U);
   EXPECT_NE(lines[0].find("# advice: shared"), std::string::npos);
   EXPECT_NE(lines[0].find("2.00x"), std::string::npos);
   EXPECT_NE(lines[1].find("--progress shared"), std::string::npos);
   EXPECT_NE(lines.back().find("1 set-up(s) not measured"), std::string::npos);
+}
+
+AdvisePoint in_cell(AdvisePoint p, long bytes, double comp) {
+  p.cell_bytes = bytes;
+  p.cell_comp_s = comp;
+  return p;
+}
+
+// Two cells: small messages, where MPI's own is best and shared costs 10 %, and large ones,
+// where shared halves the time and caller gains 5 %.
+std::vector<AdvisePoint> two_cells() {
+  std::vector<AdvisePoint> points;
+  for (const auto& [bytes, mpi, caller, shared] :
+       {std::tuple{1024L, 1.00e-3, 1.02e-3, 1.10e-3}, std::tuple{1L << 22, 10e-3, 9.5e-3, 5e-3}}) {
+    std::vector<AdvisePoint> cell = {in_cell(measured(AdviseSetup::mpi, mpi), bytes, 4e-3),
+                                     in_cell(measured(AdviseSetup::caller, caller), bytes, 4e-3),
+                                     in_cell(measured(AdviseSetup::shared, shared), bytes, 4e-3)};
+    cell.push_back(in_cell(advise(cell, 0.03), bytes, 4e-3));
+    points.insert(points.end(), cell.begin(), cell.end());
+  }
+  return points;
+}
+
+TEST(AdviceRule, OverallTakesTheSmallestWorstLossOverTheCells) {
+  const OverallAdvice o = overall_advice(two_cells(), 0.03);
+  // Worst losses: mpi 100 % (large cell), caller 90 %, shared 10 % (small cell).
+  ASSERT_TRUE(o.setup);
+  EXPECT_EQ(*o.setup, AdviseSetup::shared);
+  EXPECT_NEAR(o.worst_loss, 0.10, 1e-12);
+  EXPECT_EQ(o.cells, 2);
+  EXPECT_EQ(o.within, 1);  // within 3 % of the fastest only in the large cell
+  EXPECT_EQ(o.how, how_to_get(AdviseSetup::shared, true, 4));
+}
+
+TEST(AdviceRule, OverallPrefersTheSimplerWithinTheMarginOfTheLeastWorstLoss) {
+  std::vector<AdvisePoint> points = two_cells();
+  // caller now 11 % behind in the large cell: within 3 % of shared's worst (10 %).
+  for (AdvisePoint& p : points) {
+    if (p.setup == AdviseSetup::caller && p.cell_bytes == (1L << 22))
+      p.t_iter = measure::Spread{5.55e-3, 5.55e-3, 5.55e-3};
+  }
+  const OverallAdvice o = overall_advice(points, 0.03);
+  ASSERT_TRUE(o.setup);
+  EXPECT_EQ(*o.setup, AdviseSetup::caller);
+}
+
+TEST(AdviceRule, OverallNeedsASetUpMeasuredInEveryCell) {
+  std::vector<AdvisePoint> points = {in_cell(measured(AdviseSetup::mpi, 1e-3), 8, 1e-3),
+                                     in_cell(measured(AdviseSetup::shared, 1e-3), 16, 1e-3),
+                                     in_cell(skipped(AdviseSetup::mpi), 16, 1e-3)};
+  EXPECT_FALSE(overall_advice(points, 0.03).setup);
+}
+
+TEST(AdviceRule, SummaryOfSeveralCellsGivesEachAndTheOneForAll) {
+  const std::vector<std::string> lines = advice_summary(two_cells(), 0.03);
+  ASSERT_EQ(lines.size(), 5U);
+  EXPECT_NE(lines[0].find("2 cells"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("1 KiB, 4 ms: advice: mpi"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("4 MiB, 4 ms: advice: shared"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("2.00x"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("for every cell: shared"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("at most 10 % slower"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("--progress shared"), std::string::npos) << lines[4];
 }
 
 }  // namespace

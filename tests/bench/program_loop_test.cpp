@@ -13,15 +13,22 @@ using nlohmann::json;
 
 json site(const std::string& call, const std::string& text, int accepted, long long bytes,
           json window) {
-  return {{"call", call},     {"site", {{"text", text}, {"address", "0x1"}}},
-          {"calls", accepted}, {"routed", accepted},
-          {"mpi_own", json::object()}, {"accepted", accepted},
-          {"bytes", bytes},   {"wait_window_s", window}};
+  return {{"call", call},
+          {"site", {{"text", text}, {"address", "0x1"}}},
+          {"calls", accepted},
+          {"routed", accepted},
+          {"mpi_own", json::object()},
+          {"accepted", accepted},
+          {"bytes", bytes},
+          {"wait_window_s", window}};
 }
 
 json window(int completed, double median, double mean) {
-  return {{"completed", completed}, {"median", median}, {"mean", mean},
-          {"min", median / 2},      {"max", median * 2}};
+  return {{"completed", completed},
+          {"median", median},
+          {"mean", mean},
+          {"min", median / 2},
+          {"max", median * 2}};
 }
 
 json report(std::vector<json> rank_sites) {

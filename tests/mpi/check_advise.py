@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs `overlap-bench advise` and checks what it writes (docs/which-configuration.md): one point per
 set-up asked for, in order, then the advice; each set-up measured, or skipped / invalid with
-its reason; a measured one carries its `nbc` measurement, whose ratios its headline fields
+its reason (per cell of the grid, --size 1KiB,64KiB: each cell's set-ups at its size, its own
+advice, and the one for every cell recomputed); a measured one carries its `nbc` measurement, whose ratios its headline fields
 repeat (t_iter is advise's own steady loop), the threads and cores its name says and the same work (work_ratio about 1); the
 advice recomputed from the file with the rule of advice_rule.hpp (the simplest set-up within
 the margin of the fastest; the baseline MPI's own as launched), and printed at the end.
@@ -80,15 +81,36 @@ def check_setup(p, threads, where):
         fail(f"{where}: t_iter spread or comp_cost out of order")
 
 
-def check_file(path, args, nranks, threads, out, margin=0.03):
-    with open(path) as f:
-        doc = json.load(f)
-    args.np = nranks
-    check_result_header(doc, "advise", args)
-    if not doc["complete"]:
-        fail(f"{path}: not complete")
-    asked = doc["config"]["setups"]
-    points = doc["points"]
+def cells_of(points):
+    """The points per cell (message, computation), in the order of the file."""
+    cells = {}
+    for p in points:
+        cells.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
+    return list(cells.values())
+
+
+def overall_of(cells, margin):
+    """advice_rule.cpp's overall_advice: the simplest set-up measured in every cell whose
+    worst loss against a cell's fastest is within the margin of the smallest worst loss."""
+    worst, count, n = {}, {}, 0
+    for points in cells:
+        measured = [p for p in points if p["setup"] != "advice" and p["status"] == "measured"]
+        if not measured:
+            continue
+        n += 1
+        best = min(p["t_iter_s"] for p in measured)
+        for p in measured:
+            loss = p["t_iter_s"] / best - 1
+            worst[p["setup"]] = max(worst.get(p["setup"], loss), loss)
+            count[p["setup"]] = count.get(p["setup"], 0) + 1
+    everywhere = [s for s in worst if count[s] == n]
+    if not everywhere:
+        return None
+    least = min(worst[s] for s in everywhere)
+    return next(s for s in ORDER if s in everywhere and worst[s] <= least + margin)
+
+
+def check_cell(path, points, asked, threads, margin):
     if [p["setup"] for p in points] != asked + ["advice"]:
         fail(f"{path}: points {[p['setup'] for p in points]}, asked {asked} + advice")
     msg = {p["msg_bytes"] for p in points[:-1] if p["status"] == "measured"}
@@ -101,7 +123,7 @@ def check_file(path, args, nranks, threads, out, margin=0.03):
     if got is None:
         if a["status"] != "invalid" or a["recommended"] is not None:
             fail(f"{path}: nothing measured, yet advice {a}")
-        return doc
+        return None
     chosen, base = got
     if a["recommended"] != chosen["setup"] or not close(a["predicted_s"], chosen["t_iter_s"]):
         fail(f"{path}: advice {a['recommended']} {a['predicted_s']}, the rule gives "
@@ -115,8 +137,28 @@ def check_file(path, args, nranks, threads, out, margin=0.03):
           or not close(a["speedup"], base["t_iter_s"] / chosen["t_iter_s"])):
         fail(f"{path}: baseline {a['baseline']} {a['baseline_s']} speedup {a['speedup']}, "
              f"expected {base['setup']} {base['t_iter_s']}")
-    if f"# advice: {chosen['setup']} " not in out:
-        fail(f"{path}: the console does not give the advice {chosen['setup']}")
+    return chosen
+
+
+def check_file(path, args, nranks, threads, out, margin=0.03, cells=1):
+    with open(path) as f:
+        doc = json.load(f)
+    args.np = nranks
+    check_result_header(doc, "advise", args)
+    if not doc["complete"]:
+        fail(f"{path}: not complete")
+    asked = doc["config"]["setups"]
+    grid = cells_of(doc["points"])
+    if len(grid) != cells:
+        fail(f"{path}: {len(grid)} cells, expected {cells}")
+    chosen = [check_cell(path, points, asked, threads, margin) for points in grid]
+    if cells == 1:
+        if chosen[0] is not None and f"# advice: {chosen[0]['setup']} " not in out:
+            fail(f"{path}: the console does not give the advice {chosen[0]['setup']}")
+        return doc
+    overall = overall_of(grid, margin)
+    if overall is not None and f"# for every cell: {overall} " not in out:
+        fail(f"{path}: the console does not give {overall} for every cell\n{out}")
     return doc
 
 
@@ -168,6 +210,33 @@ def async_on(args, env, tmp):
     if pts["mpi-async"]["status"] != "measured" or pts["advice"]["baseline"] != "mpi-async":
         fail(f"mpi-async with {var}=1: {pts['mpi-async']['status']}, baseline "
              f"{pts['advice']['baseline']}")
+
+
+def grid(args, env, tmp):
+    """Two sizes: two cells in order, each with every set-up at its own size and its own
+    advice; the one for every cell printed; --resume of a file cut inside the second cell."""
+    out = os.path.join(tmp, "grid.json")
+    sizes = [1024, 65536]
+    p = run(launcher(args, 2) + [args.bench, "advise", "--size", "1KiB,64KiB", "--setups",
+                                 "mpi,caller,shared", "--output", out] + SMALL, env)
+    if p.returncode != 0:
+        fail(f"advise --size 1KiB,64KiB exited {p.returncode}")
+    doc = check_file(out, args, 2, 1, p.stdout, cells=2)
+    for size, points in zip(sizes, cells_of(doc["points"])):
+        for q in points:
+            if q["cell_bytes"] != size or q["cell_comp_s"] != 0.002:
+                fail(f"grid: point {q['setup']} in cell {q['cell_bytes']}, expected {size}")
+            if q["status"] == "measured" and q["msg_bytes"] != size:
+                fail(f"grid: {q['setup']} measured {q['msg_bytes']} B in the {size} B cell")
+    doc["points"] = doc["points"][:-2]
+    doc["complete"] = False
+    part = os.path.join(tmp, "grid-part.json")
+    with open(part, "w") as f:
+        json.dump(doc, f)
+    p = run(launcher(args, 2) + [args.bench, "advise", "--resume", part], env)
+    if p.returncode != 0 or "resuming: 6 of 8 already measured" not in p.stdout:
+        fail(f"grid --resume: exit {p.returncode}\n{p.stdout}")
+    check_file(part, args, 2, 1, p.stdout, cells=2)
 
 
 def resume(args, env, tmp, full):
@@ -257,8 +326,9 @@ def from_report(args, env, tmp, report, loop_sites):
         cfg = json.load(f)["config"]
     medians = sorted(s["wait_window_s"]["median"] for s in loop_sites)
     want = sum(medians) / 2
-    if (cfg["op"] != "iallreduce" or cfg["msg_bytes"] != 65536 or cfg["from_report"] != report
-            or abs(cfg["target_comp_s"] - want) > 1e-9 * max(1.0, want)
+    if (cfg["op"] != "iallreduce" or cfg["sizes_bytes"] != [65536] or cfg["from_report"] != report
+            or len(cfg["target_comps_s"]) != 1
+            or abs(cfg["target_comps_s"][0] - want) > 1e-9 * max(1.0, want)
             or "loop.c" not in cfg["from_loop"]):
         fail(f"advise --from: config {cfg}, expected iallreduce, 65536 B, {want} s from {report}")
     p = run(launcher(args, 1) + [args.bench, "advise", "--from", report, "--comp-time", "7ms",
@@ -285,6 +355,7 @@ def main():
         full = one_rank_two_cores(args, env, tmp)
         resume(args, env, tmp, full)
         two_ranks(args, env, tmp)
+        grid(args, env, tmp)
         async_on(args, env, tmp)
         if args.loop:
             loop_example(args, env, tmp)

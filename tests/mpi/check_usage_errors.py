@@ -63,6 +63,8 @@ CASES = [
     (["advise", "--setups", "mpi,turbo"], "'turbo'"),
     (["advise", "--op", "allreduce"], "'allreduce'"),
     (["advise", "--from", "/nonexistent/report.json"], "/nonexistent/report.json cannot be read"),
+    (["advise", "--size", "1KiB:1MiB", "--comp-time", "1ms:8ms"], "44 cells"),
+    (["advise", "--op", "ibarrier", "--comm-time", "1ms,2ms"], "ibarrier has no message"),
     (["advise", "--margin", "150%"], "150%"),
     (["advise", "--size", "1.5B"], "1.5B"),
     (["advise", "--op", "ibarrier", "--size", "1KiB"], "ibarrier has no message"),

@@ -136,7 +136,12 @@ TEST(ResultFile, EveryKindRoundTripsThroughItsSchema) {
   skipped.setup = bench::AdviseSetup::mpi_async;
   skipped.reason = "run advise again with MPICH_ASYNC_PROGRESS=1";
   bench::AdviseConfig ac;
-  ac.msg_bytes = 4096;
+  ac.sizes_bytes = {4096, 1 << 20};
+  ac.target_comps_s = {0.002, 0.008};
+  shared.cell_bytes = 1 << 20;
+  shared.cell_comp_s = 0.008;
+  skipped.cell_bytes = 1 << 20;
+  skipped.cell_comp_s = 0.008;
   ac.setups = {bench::AdviseSetup::shared, bench::AdviseSetup::mpi_async};
   expect_round_trip(bench::kAdviseResult, ac,
                     {shared, skipped, bench::advise({shared, skipped}, ac.margin)});

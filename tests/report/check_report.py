@@ -333,6 +333,9 @@ def check_peers_v6(ck, report, env, tmp):
 # asynchronous progress measured), its nbc sections trimmed of samples and CPU accounting;
 # placement.threads: its 2 computation threads and MPICH caller's rescue thread.
 ADVISE = HERE / "advise_v1.json"
+# A 2-cell grid (schema 2): 2 Open MPI ranks, iallreduce of 1 KiB and 256 KiB with 2 ms of
+# computation, set-ups mpi, caller and shared; nbc sections trimmed as above.
+ADVISE_GRID = HERE / "advise_grid_v2.json"
 
 
 def check_advise(ck, report, env, tmp):
@@ -356,6 +359,22 @@ def check_advise(ck, report, env, tmp):
     for q in doc["points"]:
         ck.check(f"| {q['setup']} | {q['status']} |" in md,
                  f"summary.md has the {q['setup']} row with its status")
+    # A grid (schema 2): one panel per cell, each sized by its own measured set-ups.
+    out = tmp / "advise-grid"
+    p = run_report(report, [ADVISE_GRID, "-o", out], env)
+    ck.check(p.returncode == 0, f"advise grid: exit 0 (rc={p.returncode}) {p.stderr.strip()}")
+    manifest, _ = load_manifest(ck, out)
+    doc = json.loads(ADVISE_GRID.read_text(encoding="utf-8"))
+    cells = {}
+    for q in doc["points"]:
+        key = (q["cell_bytes"], q["cell_comm_s"], q["cell_comp_s"])
+        cells[key] = cells.get(key, 0) + (q["setup"] != "advice" and q["status"] == "measured")
+    ck.check(len(cells) == 2, f"the grid fixture has 2 cells ({len(cells)})")
+    check_png(ck, out / "advise.png", (900, sum(40 + 34 * m + 80 for m in cells.values())),
+              manifest, min_ink=0.03)
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    for size in ("| 1 KiB | – | 2 ms | mpi |", "| 256 KiB | – | 2 ms | advice |"):
+        ck.check(size in md, f"summary.md has the grid's row {size!r}")
 
 
 def check_every_kind(ck, report, env, tmp):

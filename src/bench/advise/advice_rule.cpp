@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "base/duration.hpp"
 
@@ -69,6 +71,7 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
   a.threads = chosen->threads;
   a.free_cores = chosen->free_cores;
   a.progress = chosen->progress;
+  a.msg_bytes = chosen->msg_bytes;  // every set-up of a cell moves the same message
   for (AdviseSetup b : {AdviseSetup::mpi, AdviseSetup::mpi_async}) {
     const AdvisePoint* p = find(points, b);
     if (p != nullptr && counts(*p)) {
@@ -137,29 +140,135 @@ std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
   return "";
 }
 
-std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points) {
-  const AdvisePoint* a = find(points, AdviseSetup::advice);
-  if (a == nullptr) return {"# no advice: the run did not finish"};
-  if (a->status != AdviseStatus::measured || !a->recommended) {
-    return {"# no advice: " + a->reason};
+namespace {
+
+std::string bytes_label(long b) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return fmt::format("{:g} {}", std::round(v * 100) / 100, units[u]);
+}
+
+// The cells, in the order of their first point.
+std::vector<std::vector<const AdvisePoint*>> by_cell(const std::vector<AdvisePoint>& points) {
+  std::vector<std::vector<const AdvisePoint*>> cells;
+  for (const AdvisePoint& p : points) {
+    auto it = std::find_if(cells.begin(), cells.end(),
+                           [&](const auto& c) { return c.front()->same_cell(p); });
+    if (it == cells.end())
+      cells.push_back({&p});
+    else
+      it->push_back(&p);
   }
+  return cells;
+}
+
+// One cell's advice in one line ("advice: shared — ..." after `prefix`), or its failure.
+std::string advice_line(const AdvisePoint& a, const std::string& prefix) {
+  if (a.status != AdviseStatus::measured || !a.recommended)
+    return prefix + "no advice: " + a.reason;
+  std::string line = fmt::format("{}advice: {} — {} per iteration", prefix, name(*a.recommended),
+                                 format_duration(*a.predicted_s));
+  if (a.baseline_s && a.speedup) {
+    line += fmt::format(", against {} today ({}): {:.2f}x", format_duration(*a.baseline_s),
+                        name(*a.baseline), *a.speedup);
+  }
+  return line;
+}
+
+}  // namespace
+
+std::string cell_label(const AdvisePoint& cell) {
+  std::string message = cell.cell_bytes    ? bytes_label(*cell.cell_bytes)
+                        : cell.cell_comm_s ? "MPI's own " + format_duration(*cell.cell_comm_s)
+                                           : "no message";
+  return message + ", " + format_duration(cell.cell_comp_s);
+}
+
+OverallAdvice overall_advice(const std::vector<AdvisePoint>& points, double margin) {
+  OverallAdvice o;
+  struct Candidate {
+    AdviseSetup setup;
+    double worst = 0;
+    int cells = 0, within = 0;
+    std::string how;
+  };
+  std::map<AdviseSetup, Candidate> candidates;
+  for (const auto& cell : by_cell(points)) {
+    double best = 0;
+    bool any = false;
+    for (const AdvisePoint* p : cell) {
+      if (!counts(*p)) continue;
+      best = any ? std::min(best, p->t_iter->median) : p->t_iter->median;
+      any = true;
+    }
+    if (!any) continue;
+    ++o.cells;
+    for (const AdvisePoint* p : cell) {
+      if (!counts(*p)) continue;
+      Candidate& c =
+          candidates.try_emplace(p->setup, Candidate{p->setup, 0, 0, 0, ""}).first->second;
+      const double loss = p->t_iter->median / best - 1;
+      c.worst = c.cells == 0 ? loss : std::max(c.worst, loss);
+      ++c.cells;
+      if (loss <= margin) ++c.within;
+      if (c.how.empty()) c.how = p->how;
+    }
+  }
+  std::optional<double> least;
+  for (const auto& [s, c] : candidates) {
+    if (c.cells == o.cells) least = least ? std::min(*least, c.worst) : c.worst;
+  }
+  if (!least) return o;
+  for (const auto& [s, c] : candidates) {  // the map's order: simplest first
+    if (c.cells != o.cells || c.worst > *least + margin) continue;
+    o.setup = s;
+    o.worst_loss = c.worst;
+    o.within = c.within;
+    o.how = c.how;
+    break;
+  }
+  return o;
+}
+
+std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points, double margin) {
+  std::vector<const AdvisePoint*> advice;
+  for (const AdvisePoint& p : points) {
+    if (p.setup == AdviseSetup::advice) advice.push_back(&p);
+  }
+  if (advice.empty()) return {"# no advice: the run did not finish"};
   std::vector<std::string> lines;
-  std::string head = fmt::format("# advice: {} — {} per iteration", name(*a->recommended),
-                                 format_duration(*a->predicted_s));
-  if (a->baseline_s && a->speedup) {
-    head += fmt::format(", against {} today ({}): {:.2f}x", format_duration(*a->baseline_s),
-                        name(*a->baseline), *a->speedup);
-  }
-  lines.push_back(head);
-  if (!a->reason.empty()) lines.push_back("#   " + a->reason);
-  lines.push_back("#   how: " + a->how);
   int missing = 0;
   for (const AdvisePoint& p : points) {
     if (p.status != AdviseStatus::measured && p.setup != AdviseSetup::advice) ++missing;
   }
-  if (missing > 0) {
-    lines.push_back(fmt::format("#   {} set-up(s) not measured: their notes say why", missing));
+  const std::string not_measured =
+      fmt::format("#   {} set-up(s) not measured: their notes say why", missing);
+  if (advice.size() == 1) {
+    const AdvisePoint& a = *advice.front();
+    lines.push_back(advice_line(a, "# "));
+    if (a.status != AdviseStatus::measured || !a.recommended) return lines;
+    if (!a.reason.empty()) lines.push_back("#   " + a.reason);
+    lines.push_back("#   how: " + a.how);
+    if (missing > 0) lines.push_back(not_measured);
+    return lines;
   }
+  lines.push_back(
+      fmt::format("# advice per cell (message, computation), {} cells:", advice.size()));
+  for (const AdvisePoint* a : advice)
+    lines.push_back(advice_line(*a, "#   " + cell_label(*a) + ": "));
+  const OverallAdvice o = overall_advice(points, margin);
+  if (!o.setup) {
+    lines.push_back("# no one set-up for every cell: none was measured in all of them");
+  } else {
+    lines.push_back(fmt::format(
+        "# for every cell: {} — at most {:.0f} % slower than a cell's fastest; within {:.0f} % "
+        "of it in {} of {} cells",
+        name(*o.setup), std::max(0.0, o.worst_loss) * 100, margin * 100, o.within, o.cells));
+    lines.push_back("#   how: " + o.how);
+  }
+  if (missing > 0) lines.push_back(not_measured);
   return lines;
 }
 

@@ -10,6 +10,7 @@
 // p25-p75 range overlaps the advised one's (the measurement cannot tell them apart).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,25 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin);
 // (mpich: the MPI library is MPICH, else Open MPI).
 std::string how_to_get(AdviseSetup setup, bool mpich, int threads);
 
-// The answer in a few lines for the console, from the advice point and the set-ups.
-std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points);
+// A grid of several cells (messages x computations): the one set-up for all of them.
+// Per set-up measured in every cell that has a measurement, its worst loss: the largest
+// t_iter / the cell's fastest - 1; the advice is the simplest set-up whose worst loss is
+// within `margin` of the smallest. `within`: the cells where it is within `margin` of the
+// fastest. No setup when no set-up was measured in every such cell.
+struct OverallAdvice {
+  std::optional<AdviseSetup> setup;
+  double worst_loss = 0;
+  int cells = 0;   // cells with a measurement
+  int within = 0;  // of which the set-up is within the margin of the fastest
+  std::string how;
+};
+OverallAdvice overall_advice(const std::vector<AdvisePoint>& points, double margin);
+
+// A cell as the console names it: "1 MiB, 4 ms" or "MPI's own 4 ms, 4 ms".
+std::string cell_label(const AdvisePoint& cell);
+
+// The answer in a few lines for the console, from the advice points and the set-ups: one
+// cell's advice, or with several cells each one's and the one for all.
+std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points, double margin);
 
 }  // namespace overlap::bench

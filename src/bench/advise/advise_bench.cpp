@@ -1,10 +1,12 @@
 #include "bench/advise/advise_bench.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 
 #include "base/duration.hpp"
@@ -74,15 +76,15 @@ std::vector<OptionSpec> advise_options() {
   std::vector<OptionSpec> o = {
       {"--op", "iallreduce", "The program's collective: " + kNonblockingNames.list(), "op"},
       {"--size", "",
-       "The program's message size per rank (e.g. 1MiB); none: the size at which MPI's own "
-       "collective takes --comm-time",
-       "msg_bytes"},
-      {"--comm-time", "4ms", "MPI's own collective's time, when --size is not given",
-       "target_comm_s"},
+       "The program's message size per rank (e.g. 1MiB; a list or range, e.g. 64KiB:4MiB, "
+       "measures each); none: the size at which MPI's own collective takes --comm-time",
+       "sizes_bytes"},
+      {"--comm-time", "4ms", "MPI's own collective's time, when --size is not given (a list: each)",
+       "target_comms_s"},
       {"--comp-time", "4ms",
        "The program's computation between starting the collective and waiting for it, on "
-       "every core",
-       "target_comp_s"},
+       "every core (a list: each, with every message)",
+       "target_comps_s"},
       {"--setups", "all",
        "Set-ups to measure, comma-separated: " + kAdviseSetupNames.list() + " (not advice), or all",
        "setups"},
@@ -127,36 +129,45 @@ void apply_program_loop(const std::string& path, const OptionValues& v, AdviseCo
   const ProgramLoop loop =
       read_program_loop(path, v.given("--op") ? std::optional<Collective>(c.op) : std::nullopt);
   c.op = loop.op;
-  if (!v.given("--size") && !v.given("--comm-time")) c.msg_bytes = loop.msg_bytes;
-  if (!v.given("--comp-time")) c.target_comp_s = loop.comp_s;
+  if (!v.given("--size") && !v.given("--comm-time")) {
+    c.sizes_bytes.clear();
+    if (loop.msg_bytes) c.sizes_bytes = {*loop.msg_bytes};
+  }
+  if (!v.given("--comp-time")) c.target_comps_s = {loop.comp_s};
   c.from_report = path;
   c.from_loop = loop.summary;
+}
+
+// The grid's cells: messages (sizes, else times of MPI's own; ibarrier: one, its own time)
+// times computations, at most kMaxAdviseCells.
+void check_cells(const AdviseConfig& c) {
+  if (c.op == Collective::barrier) {
+    if (!c.sizes_bytes.empty())
+      throw UsageError("--size: ibarrier has no message; leave --size out");
+    if (c.target_comms_s.size() > 1)
+      throw UsageError("--comm-time: ibarrier has no message to size; give one time or none");
+  }
+  if (!c.sizes_bytes.empty()) check_sizes_hold_an_element({c.op}, c.sizes_bytes, kNonblockingNames);
+  const std::size_t messages = c.op == Collective::barrier ? 1
+                               : c.sizes_bytes.empty()     ? c.target_comms_s.size()
+                                                           : c.sizes_bytes.size();
+  const std::size_t cells = messages * c.target_comps_s.size();
+  if (cells > static_cast<std::size_t>(kMaxAdviseCells)) {
+    throw UsageError(fmt::format(
+        "--size/--comm-time x --comp-time: {} messages x {} computations is {} cells; at most "
+        "{} are allowed (each measures every set-up)",
+        messages, c.target_comps_s.size(), cells, kMaxAdviseCells));
+  }
 }
 
 AdviseConfig parse_advise(const OptionValues& v) {
   AdviseConfig c;
   c.op = kNonblockingNames.parse_option(v.text("--op"), "--op");
-  if (const auto t = v.typed("--size")) {
-    const double b = parse_bytes(*t, "--size");
-    if (b != std::floor(b) || b > kMaxListBytes) {
-      throw UsageError("--size: '" + *t + "' is not allowed; expected a whole number of bytes");
-    }
-    c.msg_bytes = static_cast<long>(b);
-  }
-  c.target_comm_s = parse_duration(v.text("--comm-time"), "--comm-time");
-  c.target_comp_s = parse_duration(v.text("--comp-time"), "--comp-time");
+  if (const auto t = v.typed("--size")) c.sizes_bytes = parse_byte_list(*t, "--size");
+  c.target_comms_s = parse_duration_list(v.text("--comm-time"), "--comm-time");
+  c.target_comps_s = parse_duration_list(v.text("--comp-time"), "--comp-time");
   if (const auto from = v.typed("--from")) apply_program_loop(*from, v, c);
-  if (c.msg_bytes && c.op == Collective::barrier) {
-    throw UsageError("--size: ibarrier has no message; leave --size out");
-  }
-  if (c.msg_bytes) check_sizes_hold_an_element({c.op}, {*c.msg_bytes}, kNonblockingNames);
-  for (const auto& [t, option] :
-       {std::pair{c.target_comm_s, "--comm-time"}, std::pair{c.target_comp_s, "--comp-time"}}) {
-    if (!(t > 0)) {
-      throw UsageError(std::string(option) + ": '" + v.text(option) +
-                       "' is not allowed; expected a time above 0, e.g. 4ms");
-    }
-  }
+  check_cells(c);
   c.setups = parse_setups(v.text("--setups"));
   c.margin = parse_fraction(v.text("--margin"), "--margin");
   c.iterations = parse_count(v.text("--iterations"), "--iterations", 1'000'000);
@@ -228,6 +239,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
   AdviseRun(const RunResources& r, const AdviseConfig& c)
       : clock_(r.comm, *r.clock, clock::EstimatorConfig{c.patience}, c.sync_span_s),
         config_(c),
+        cells_(cells_of(c)),
         threads_(static_cast<int>(r.plan->thread_pus.size())),
         all_(r.plan->thread_pus),
         sweep_all_(clock_, nbc_config_for(c), collective_calls(r.comm), all_, peer_kernel_) {
@@ -250,39 +262,50 @@ class AdviseRun : public Sweep<AdvisePoint> {
 
   std::vector<AdvisePoint> keys() const override {
     std::vector<AdvisePoint> k;
-    for (AdviseSetup s : config_.setups) k.push_back(key(s));
-    k.push_back(key(AdviseSetup::advice));
+    for (const AdvisePoint& cell : cells_) {
+      for (AdviseSetup s : config_.setups) k.push_back(key(s, cell));
+      k.push_back(key(AdviseSetup::advice, cell));
+    }
     return k;
   }
 
-  // Every rank reads the same file: the set-ups still to measure take the message and the
-  // work of those measured (an all-core one's), as one run would.
+  // Every rank reads the same file: the set-ups still to measure in a cell take the
+  // message and the work of those measured there (an all-core one's), as one run would.
   void resumed(const std::vector<AdvisePoint>& points) override {
     points_ = points;
+    const auto op = collective_calls(clock_.comm())(Implementation::mpi, config_.op);
     for (const AdvisePoint& p : points) {
       if (p.status != AdviseStatus::measured || p.free_cores != 0 || !p.msg_bytes || !p.comp_size)
         continue;
-      const auto op = collective_calls(clock_.comm())(Implementation::mpi, config_.op);
-      elements_ = *p.msg_bytes / std::max(1, op->element_bytes());
-      comp_size_ = *p.comp_size;
-      sized_ = true;
-      break;
+      const int c = cell_of(p);
+      if (c < 0 || sized_[c].done) continue;
+      Sized& z = sized_[c];
+      z.done = true;
+      z.elements = *p.msg_bytes / std::max(1, op->element_bytes());
+      z.comp_size = *p.comp_size;
     }
   }
 
   std::vector<AdvisePoint> measure(const AdvisePoint& k) override {
     if (k.setup == AdviseSetup::advice) {
       if (clock_.rank() != 0) return {};
-      return {advise(points_, config_.margin)};
+      std::vector<AdvisePoint> here;
+      for (const AdvisePoint& p : points_) {
+        if (p.same_cell(k)) here.push_back(p);
+      }
+      AdvisePoint a = advise(here, config_.margin);
+      copy_cell(k, a);
+      return {a};
     }
-    AdvisePoint p = measure_setup(k.setup);
+    AdvisePoint p = measure_setup(k);
     if (clock_.rank() == 0) points_.push_back(p);
     return {p};
   }
 
   double weight(const AdvisePoint& k) const override {
     if (k.setup == AdviseSetup::advice) return 0.01;
-    const double iteration = 2 * (config_.target_comm_s + 2 * config_.target_comp_s);
+    const double comm = k.cell_comm_s.value_or(config_.target_comms_s.front());
+    const double iteration = 2 * (comm + 2 * k.cell_comp_s);
     const double loop = (kLoopBlocks + 0.5) * config_.iterations * iteration / 2;
     return (config_.iterations + config_.warmup + 4.0 * config_.calibration_runs) * iteration +
            loop;
@@ -291,10 +314,50 @@ class AdviseRun : public Sweep<AdvisePoint> {
   std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
 
  private:
-  static AdvisePoint key(AdviseSetup s) {
+  // The message and the work of one cell: calibrated once, by the first set-up measured
+  // there (or read from a resumed file).
+  struct Sized {
+    bool done = false;
+    std::string error, note;
+    long elements = 0, comp_size = 0;
+  };
+
+  static void copy_cell(const AdvisePoint& from, AdvisePoint& to) {
+    to.cell_bytes = from.cell_bytes;
+    to.cell_comm_s = from.cell_comm_s;
+    to.cell_comp_s = from.cell_comp_s;
+  }
+  static AdvisePoint key(AdviseSetup s, const AdvisePoint& cell) {
     AdvisePoint p;
+    copy_cell(cell, p);
     p.setup = s;
     return p;
+  }
+  // Every message with every computation, messages outer (ibarrier: one message).
+  static std::vector<AdvisePoint> cells_of(const AdviseConfig& c) {
+    std::vector<AdvisePoint> out;
+    const std::size_t messages = c.op == Collective::barrier ? 1
+                                 : c.sizes_bytes.empty()     ? c.target_comms_s.size()
+                                                             : c.sizes_bytes.size();
+    for (std::size_t m = 0; m < messages; ++m) {
+      for (double comp : c.target_comps_s) {
+        AdvisePoint cell;
+        if (c.op != Collective::barrier && !c.sizes_bytes.empty()) {
+          cell.cell_bytes = c.sizes_bytes[m];
+        } else if (c.op != Collective::barrier) {
+          cell.cell_comm_s = c.target_comms_s[m];
+        }
+        cell.cell_comp_s = comp;
+        out.push_back(cell);
+      }
+    }
+    return out;
+  }
+  int cell_of(const AdvisePoint& p) const {
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      if (cells_[i].same_cell(p)) return static_cast<int>(i);
+    }
+    return -1;
   }
 
   std::string unavailable(AdviseSetup s) const {
@@ -310,37 +373,34 @@ class AdviseRun : public Sweep<AdvisePoint> {
     return "";
   }
 
-  // The message (elements) and the work (GEMM order on every core), once per run.
-  bool sizes(std::string& why) {
-    if (sized_) {
-      why = size_error_;
-      return size_error_.empty();
-    }
-    sized_ = true;
+  // The message (elements) and the work (GEMM order on every core) of a cell, once.
+  const Sized& sizes(const AdvisePoint& cell) {
+    Sized& z = sized_[cell_of(cell)];
+    if (z.done) return z;
+    z.done = true;
     const auto started = std::chrono::steady_clock::now();
     std::unique_ptr<Operation> op =
         collective_calls(clock_.comm())(Implementation::mpi, config_.op);
     if (!op->has_size()) {
-      elements_ = 0;  // ibarrier: no message, its own time
-    } else if (config_.msg_bytes) {
-      elements_ = std::max(1L, *config_.msg_bytes / std::max(1, op->element_bytes()));
+      z.elements = 0;  // ibarrier: no message, its own time
+    } else if (cell.cell_bytes) {
+      z.elements = std::max(1L, *cell.cell_bytes / std::max(1, op->element_bytes()));
     } else {
       const NbcSweep::Fit f =
-          sweep_all_.fit_comm(Implementation::mpi, config_.op, config_.target_comm_s);
-      if (!f.ok) size_error_ = f.reason;
-      elements_ = f.size;
-      if (!f.reason.empty()) size_note_ = f.reason;
+          sweep_all_.fit_comm(Implementation::mpi, config_.op, cell.cell_comm_s.value_or(0.004));
+      if (!f.ok) z.error = f.reason;
+      z.elements = f.size;
+      if (!f.reason.empty()) z.note = f.reason;
     }
-    if (size_error_.empty()) {
-      const NbcSweep::Fit f = sweep_all_.fit_comp(config_.target_comp_s);
-      if (!f.ok) size_error_ = f.reason;
-      comp_size_ = f.size;
-      if (f.ok && !f.reason.empty()) size_note_ += (size_note_.empty() ? "" : "; ") + f.reason;
+    if (z.error.empty()) {
+      const NbcSweep::Fit f = sweep_all_.fit_comp(cell.cell_comp_s);
+      if (!f.ok) z.error = f.reason;
+      z.comp_size = f.size;
+      if (f.ok && !f.reason.empty()) z.note += (z.note.empty() ? "" : "; ") + f.reason;
     }
     calibration_s_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    why = size_error_;
-    return size_error_.empty();
+    return z;
   }
 
   // liboverlap restarted with the set-up's policy (all ranks agree on failure); the policy
@@ -372,20 +432,23 @@ class AdviseRun : public Sweep<AdvisePoint> {
     return OVX_Progress_name(now);
   }
 
-  AdvisePoint measure_setup(AdviseSetup s) {
+  AdvisePoint measure_setup(const AdvisePoint& k) {
     const auto started = std::chrono::steady_clock::now();
-    AdvisePoint p = key(s);
+    const AdviseSetup s = k.setup;
+    AdvisePoint p = key(s, k);
     p.how = how_to_get(s, kMpich, threads_);
     p.reason = unavailable(s);
-    std::string why;
-    if (p.reason.empty() && !sizes(why)) {
+    const Sized* z = p.reason.empty() ? &sizes(k) : nullptr;
+    if (z != nullptr && !z->error.empty()) {
       p.status = AdviseStatus::invalid;
-      p.reason = why;
+      p.reason = z->error;
     }
     if (!p.reason.empty()) {
       if (p.status != AdviseStatus::invalid) p.status = AdviseStatus::skipped;
       return p;
     }
+    const long elements = z->elements, comp_size = z->comp_size;
+    std::string why;
     const std::string progress = engine_for(s, why);
     if (!why.empty()) {
       p.status = AdviseStatus::skipped;
@@ -397,22 +460,22 @@ class AdviseRun : public Sweep<AdvisePoint> {
     NbcSweep& sweep = fewer ? *sweep_fewer_ : sweep_all_;
     const int t = fewer ? threads_ - 1 : threads_;
     // The same work on one thread fewer: each thread's GEMM grows by t_all / t (n^3 each).
-    const long n = fewer ? std::lround(static_cast<double>(comp_size_) *
+    const long n = fewer ? std::lround(static_cast<double>(comp_size) *
                                        std::cbrt(static_cast<double>(threads_) / t))
-                         : comp_size_;
+                         : comp_size;
     const Implementation impl = uses_liboverlap(s) ? Implementation::overlap : Implementation::mpi;
-    NbcPoint k;  // targets 0: the references are not checked against a target
-    k.impl = impl;
-    k.op = config_.op;
+    NbcPoint nk;  // targets 0: the references are not checked against a target
+    nk.impl = impl;
+    nk.op = config_.op;
     // What the freed core costs: the same work alone on one thread fewer, side by side
     // with every core.
-    if (fewer) p.comp_cost = sweep.comp_alone(n) / sweep_all_.comp_alone(comp_size_);
-    NbcPoint rec = sweep.measure_at(k, elements_, n);
+    if (fewer) p.comp_cost = sweep.comp_alone(n) / sweep_all_.comp_alone(comp_size);
+    NbcPoint rec = sweep.measure_at(nk, elements, n);
     // The loop as the program runs it (nbc's iterations are each between sync barriers,
     // with the bare phases between them: a progress thread sleeps there, a program's
     // loop keeps it busy).
     std::unique_ptr<Operation> call = collective_calls(clock_.comm())(impl, config_.op);
-    if (call->has_size()) call->resize(elements_);
+    if (call->has_size()) call->resize(elements);
     compute::Workload& work = fewer ? *fewer_ : all_;
     work.resize(n);
     steady_loop(clock_, *call, work, 1, 1 + config_.warmup);
@@ -423,7 +486,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
     p.msg_bytes = rec.msg_bytes;
     p.comp_size = n;
     p.work_ratio = t * std::pow(static_cast<double>(n), 3) /
-                   (threads_ * std::pow(static_cast<double>(comp_size_), 3));
+                   (threads_ * std::pow(static_cast<double>(comp_size), 3));
     if (!fewer) p.comp_cost = 1.0;
     if (rec.valid && !loop) {
       p.status = AdviseStatus::invalid;
@@ -434,7 +497,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
       p.t_iter = loop;
       if (rec.r_overhead) p.r_overhead = rec.r_overhead->median;
       if (rec.r_comp_slowdown) p.r_comp_slowdown = rec.r_comp_slowdown->median;
-      p.reason = size_note_;
+      p.reason = z->note;
     } else {
       p.status = AdviseStatus::invalid;
       p.reason = rec.invalid_reason;
@@ -446,6 +509,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
 
   GlobalClock clock_;
   AdviseConfig config_;
+  std::vector<AdvisePoint> cells_;  // the grid's cells, in the order measured
   int threads_ = 1;
   int min_threads_ = 1;
   std::string async_variable_;
@@ -455,9 +519,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
   std::unique_ptr<compute::GemmWorkload> fewer_;  // with 2 threads or more
   std::unique_ptr<NbcSweep> sweep_fewer_;
   cpu_set_t main_mask_{};
-  bool sized_ = false;
-  std::string size_error_, size_note_;
-  long elements_ = 0, comp_size_ = 0;
+  std::map<int, Sized> sized_;  // by cell
   double calibration_s_ = 0;
   std::vector<AdvisePoint> points_;  // complete on rank 0
 };
@@ -472,8 +534,9 @@ std::optional<ProgressPolicy> advise_liboverlap(const AdviseConfig&) {
   return ProgressPolicy::caller;
 }
 
-std::vector<std::string> advise_epilogue(const std::vector<AdvisePoint>& points) {
-  return advice_summary(points);
+std::vector<std::string> advise_epilogue(const AdviseConfig& c,
+                                         const std::vector<AdvisePoint>& points) {
+  return advice_summary(points, c.margin);
 }
 
 }  // namespace

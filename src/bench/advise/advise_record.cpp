@@ -1,5 +1,8 @@
 #include "bench/advise/advise_record.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace overlap::bench {
 
 const Schema<AdviseConfig>& advise_config_schema() {
@@ -7,14 +10,14 @@ const Schema<AdviseConfig>& advise_config_schema() {
   static const Schema<C> s =
       Schema<C>()
           .add("op", &C::op, kNonblockingNames, "the program's nonblocking collective")
-          .add("msg_bytes", &C::msg_bytes, Unit::bytes,
-               "the program's message size (the collective's buffer per rank); null: the size "
-               "at which MPI's own collective takes target_comm_s")
-          .add("target_comm_s", &C::target_comm_s, Unit::seconds,
-               "MPI's own collective's time when msg_bytes is null")
-          .add("target_comp_s", &C::target_comp_s, Unit::seconds,
+          .add("sizes_bytes", &C::sizes_bytes, Unit::bytes,
+               "the program's message sizes (the collective's buffer per rank, nbc's meaning); "
+               "empty: the sizes at which MPI's own collective takes target_comms_s")
+          .add("target_comms_s", &C::target_comms_s, Unit::seconds,
+               "MPI's own collective's times when sizes_bytes is empty")
+          .add("target_comps_s", &C::target_comps_s, Unit::seconds,
                "the program's computation between starting the collective and waiting for it, "
-               "on every core of the rank")
+               "on every core of the rank; every message with every computation is a cell")
           .add("setups", &C::setups, kAdviseSetupNames, "the set-ups asked for, in order")
           .add("margin", &C::margin, Unit::ratio,
                "a simpler set-up whose time per iteration is within this of the fastest's is "
@@ -39,6 +42,11 @@ const Schema<AdvisePoint>& advise_point_schema() {
   using P = AdvisePoint;
   static const Schema<P> s =
       Schema<P>()
+          .add("cell_bytes", &P::cell_bytes, Unit::bytes,
+               "the cell's message size as asked; null: the cell is a time of MPI's own")
+          .add("cell_comm_s", &P::cell_comm_s, Unit::seconds,
+               "the cell's time of MPI's own collective (no size asked); null with a size")
+          .add("cell_comp_s", &P::cell_comp_s, Unit::seconds, "the cell's computation")
           .add("setup", &P::setup, kAdviseSetupNames,
                "the progress set-up measured, or advice (the verdict, last)")
           .add("status", &P::status, kAdviseStatusNames,
@@ -84,5 +92,14 @@ const Schema<AdvisePoint>& advise_point_schema() {
           .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this point");
   return s;
 }
+
+bool AdvisePoint::same_cell(const AdvisePoint& o) const {
+  const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(a, b); };
+  const bool comm = cell_comm_s.has_value() == o.cell_comm_s.has_value() &&
+                    (!cell_comm_s || close(*cell_comm_s, *o.cell_comm_s));
+  return cell_bytes == o.cell_bytes && comm && close(cell_comp_s, o.cell_comp_s);
+}
+
+bool AdvisePoint::same_key(const AdvisePoint& o) const { return setup == o.setup && same_cell(o); }
 
 }  // namespace overlap::bench

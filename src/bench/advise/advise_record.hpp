@@ -53,13 +53,18 @@ inline constexpr EnumNames<AdviseStatus, 3> kAdviseStatusNames{
       {AdviseStatus::skipped, "skipped"},
       {AdviseStatus::invalid, "invalid"}}}};
 
+// The grid: every message (a size, or where none is given a time MPI's own takes) with
+// every computation is a cell; each cell measures every set-up and has its advice. One
+// cell by default.
+inline constexpr int kMaxAdviseCells = 16;
+
 struct AdviseConfig {
   Collective op = Collective::allreduce;
-  std::optional<long> msg_bytes;    // the user's message size; none: from target_comm_s
-  double target_comm_s = 0.004;     // MPI's own collective's time, when msg_bytes is none
-  double target_comp_s = 0.004;     // the computation between start and wait
-  std::vector<AdviseSetup> setups;  // asked for, in the order measured
-  double margin = 0.03;             // a simpler set-up within this of the fastest is advised
+  std::vector<long> sizes_bytes;                 // the user's message sizes; none: comm times
+  std::vector<double> target_comms_s = {0.004};  // MPI's own collective's time (no sizes)
+  std::vector<double> target_comps_s = {0.004};  // the computation between start and wait
+  std::vector<AdviseSetup> setups;               // asked for, in the order measured
+  double margin = 0.03;  // a simpler set-up within this of the fastest is advised
   int iterations = 15;
   int warmup = 2;
   int calibration_runs = 5;
@@ -75,6 +80,11 @@ struct AdviseConfig {
 const Schema<AdviseConfig>& advise_config_schema();
 
 struct AdvisePoint {
+  // The cell: the message asked for (a size, or MPI's own time when no size was given)
+  // and the computation.
+  std::optional<long> cell_bytes;
+  std::optional<double> cell_comm_s;
+  double cell_comp_s = 0;
   AdviseSetup setup = AdviseSetup::mpi;
   AdviseStatus status = AdviseStatus::skipped;
   std::string reason;  // skipped or invalid: why; measured: a note, or empty
@@ -101,7 +111,8 @@ struct AdvisePoint {
   std::map<std::string, std::string> null_reasons;
   double elapsed_s = 0;
 
-  bool same_key(const AdvisePoint& other) const { return setup == other.setup; }
+  bool same_key(const AdvisePoint& other) const;
+  bool same_cell(const AdvisePoint& other) const;
 };
 const Schema<AdvisePoint>& advise_point_schema();
 
@@ -111,6 +122,8 @@ inline const ResultKind<AdviseConfig, AdvisePoint> kAdviseResult{
     advise_config_schema,
     advise_point_schema,
     {{"setup", "set-up", 15},
+     {"msg_bytes", "msg", 9},
+     {"cell_comp_s", "work", 8},
      {"status", "status", 9},
      {"threads", "thr", 4},
      {"t_iter_s", "t_iter", 10},

@@ -51,8 +51,8 @@ struct Site {
   Collective op = Collective::allreduce;
   std::string call, where;
   std::uint64_t accepted = 0, bytes = 0, waits = 0;
-  double window_total_s = 0;            // sum over ranks of completed x mean
-  std::vector<double> rank_medians_s;   // one per rank with completions
+  double window_total_s = 0;           // sum over ranks of completed x mean
+  std::vector<double> rank_medians_s;  // one per rank with completions
 };
 
 double number(const json& j, const char* key) {
@@ -100,23 +100,24 @@ ProgramLoop program_loop_from_report(std::string_view text, const std::string& p
     refuse(path, std::string("is not JSON (") + e.what() + ")");
   }
   if (!doc.is_object() || !doc.contains("benchmark") || doc["benchmark"] != "overlap-run") {
-    const std::string kind = doc.is_object() && doc.contains("benchmark")
-                                 ? doc["benchmark"].dump()
-                                 : std::string("missing");
+    const std::string kind = doc.is_object() && doc.contains("benchmark") ? doc["benchmark"].dump()
+                                                                          : std::string("missing");
     refuse(path, "is not a report of overlap-run (its benchmark is " + kind +
                      "): write one with overlap-run --report FILE -- ./program");
   }
   if (!doc.contains("ranks") || !doc["ranks"].is_array() || doc["ranks"].empty()) {
-    refuse(path, "has no ranks: none of the program's calls reached overlap-run (its note "
-                 "says why)");
+    refuse(path,
+           "has no ranks: none of the program's calls reached overlap-run (its note "
+           "says why)");
   }
   bool any_window_field = false;
   const auto sites = sites_of(doc, op, any_window_field);
   if (sites.empty()) {
     if (!any_window_field) {
-      refuse(path, "has no nonblocking collective with wait windows (none called, or a report "
-                   "of an overlap-run before wait_window_s): run the program again under this "
-                   "overlap-run, or give --op, --size and --comp-time");
+      refuse(path,
+             "has no nonblocking collective with wait windows (none called, or a report "
+             "of an overlap-run before wait_window_s): run the program again under this "
+             "overlap-run, or give --op, --size and --comp-time");
     }
     refuse(path, "has no " + std::string(op ? kNonblockingNames.name(*op) : "nonblocking") +
                      " collective whose request the program completed with MPI_Wait or "
@@ -139,8 +140,8 @@ ProgramLoop program_loop_from_report(std::string_view text, const std::string& p
   if (best->op != Collective::barrier) {
     if (best->accepted == 0 || best->bytes == 0)
       refuse(path, "gives " + loop.site + " no message bytes");
-    loop.msg_bytes = static_cast<long>(std::llround(static_cast<double>(best->bytes) /
-                                                    static_cast<double>(best->accepted)));
+    loop.msg_bytes = static_cast<long>(
+        std::llround(static_cast<double>(best->bytes) / static_cast<double>(best->accepted)));
   }
   std::string option_time = format_duration(loop.comp_s);  // "2.03 ms" -> "2.03ms"
   option_time.erase(std::remove(option_time.begin(), option_time.end(), ' '), option_time.end());
@@ -152,8 +153,8 @@ ProgramLoop program_loop_from_report(std::string_view text, const std::string& p
       format_duration(loop.comp_s), kNonblockingNames.name(loop.op),
       loop.msg_bytes ? fmt::format(" --size {}", *loop.msg_bytes) : std::string(), option_time);
   if (sites.size() > 1) {
-    loop.summary += fmt::format(" (the busiest of {} sites; --op picks another collective)",
-                                sites.size());
+    loop.summary +=
+        fmt::format(" (the busiest of {} sites; --op picks another collective)", sites.size());
   }
   return loop;
 }

@@ -89,7 +89,7 @@ struct Benchmark {
   const char* liboverlap_reason = nullptr;
   // Lines rank 0 prints after the table, from every point of the run (advise's answer);
   // may be null.
-  std::vector<std::string> (*epilogue)(const std::vector<P>&) = nullptr;
+  std::vector<std::string> (*epilogue)(const C&, const std::vector<P>&) = nullptr;
 };
 
 // Benchmark::liboverlap for runs whose --impl list may name liboverlap (`kOverlap`):
