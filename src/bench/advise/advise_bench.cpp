@@ -408,11 +408,14 @@ class AdviseRun : public Sweep<AdvisePoint> {
   std::string engine_for(AdviseSetup s, std::string& why) {
     const OVX_Progress want = policy_of(s);
     OVX_Progress now = OVX_PROGRESS_DEFAULT;
-    OVX_Get_progress(&now);
-    if (now != want) {
+    // Not running after a policy failed to start (dedicated on a rank with one core).
+    int running = 0;
+    OVX_Initialized(&running);
+    if (running != 0) OVX_Get_progress(&now);
+    if (running == 0 || now != want) {
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
       std::string local;
-      if (OVX_Finalize() != MPI_SUCCESS) local = "OVX_Finalize failed";
+      if (running != 0 && OVX_Finalize() != MPI_SUCCESS) local = "OVX_Finalize failed";
       // dedicated took its core away from this thread: give it back before the next start.
       sched_setaffinity(0, sizeof(main_mask_), &main_mask_);
       if (local.empty()) {

@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""The tables of run.sh's results: the grid (per MPI and repetition, each cell's advice and
+speedup over MPI's own, and the one set-up for all cells, recomputed here with the rule of
+advice_rule.hpp), and --from (what advise read from the program's report, its advice and
+predicted time per iteration, and the program's measured time under that set-up)."""
+import json
+import re
+import sys
+from pathlib import Path
+
+ORDER = ["mpi", "mpi-async", "caller", "shared", "dedicated", "shared+core", "dedicated+core"]
+here = Path(sys.argv[1])
+
+
+def cells(points):
+    out = {}
+    for p in points:
+        out.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
+    return out
+
+
+def overall(grid, margin):
+    worst, count, n = {}, {}, 0
+    for points in grid.values():
+        measured = [p for p in points if p["setup"] != "advice" and p["status"] == "measured"]
+        if not measured:
+            continue
+        n += 1
+        best = min(p["t_iter_s"] for p in measured)
+        for p in measured:
+            loss = p["t_iter_s"] / best - 1
+            worst[p["setup"]] = max(worst.get(p["setup"], loss), loss)
+            count[p["setup"]] = count.get(p["setup"], 0) + 1
+    every = [s for s in worst if count[s] == n]
+    least = min(worst[s] for s in every)
+    s = next(s for s in ORDER if s in every and worst[s] <= least + margin)
+    return s, worst[s]
+
+
+def kib(b):
+    return f"{b // 1024} KiB" if b < 1 << 20 else f"{b // (1 << 20)} MiB"
+
+
+print("### Grid: iallreduce, 4 ms of computation\n")
+print("| MPI | rep | cell | mpi | caller | shared | advice | speedup |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+summary = []
+for f in sorted(here.glob("grid-*-r*.json")):
+    mpi, rep = re.match(r"grid-(\w+)-r(\d+)", f.stem).groups()
+    doc = json.loads(f.read_text())
+    grid = cells(doc["points"])
+    for (size, _, _), points in grid.items():
+        by = {p["setup"]: p for p in points}
+
+        def ms(s):
+            p = by.get(s)
+            return f"{p['t_iter_s'] * 1e3:.2f} ms" if p and p["status"] == "measured" else "–"
+
+        a = by["advice"]
+        print(f"| {mpi} | {rep} | {kib(size)} | {ms('mpi')} | {ms('caller')} | {ms('shared')} | "
+              f"{a['recommended']} | {a['speedup']:.2f} |")
+    s, w = overall(grid, doc["config"]["margin"])
+    summary.append(f"| {mpi} | {rep} | {s} | {w * 100:.0f} % |")
+print("\n| MPI | rep | one set-up for every cell | its worst loss |")
+print("| --- | --- | --- | --- |")
+print("\n".join(summary))
+
+print("\n### --from: examples/iallreduce-loop 1 MiB, 4 ms, 200 iterations\n")
+print("| MPI | rep | read from the report | advice | predicted | program under it | error |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for f in sorted(here.glob("from-*-r*.json")):
+    mpi, rep = re.match(r"from-(\w+)-r(\d+)", f.stem).groups()
+    doc = json.loads(f.read_text())
+    cfg = doc["config"]
+    a = next(p for p in doc["points"] if p["setup"] == "advice")
+    text = (here / f"advised-{mpi}-r{rep}.txt").read_text()
+    m = re.search(r"time per iteration ([\d.]+) ms", text)
+    got = float(m.group(1)) if m and "result ok" in text else None
+    pred = a["predicted_s"] * 1e3
+    err = f"{(pred - got) / got * 100:+.1f} %" if got else "–"
+    read = f"{cfg['op']} {kib(cfg['sizes_bytes'][0])}, {cfg['target_comps_s'][0] * 1e3:.2f} ms"
+    print(f"| {mpi} | {rep} | {read} | {a['recommended']} | {pred:.2f} ms | "
+          f"{f'{got:.2f} ms' if got else '–'} | {err} |")
