@@ -1,5 +1,6 @@
 """The figure of `overlap-bench advise`: per run and cell of its grid (a message with a
-computation), one bar per set-up measured, its time per
+computation), one bar per set-up measured (and, for a grid, a line with the one set-up for
+every cell), its time per
 iteration (median, p25-p75 whiskers), the advice outlined and labelled, today's time (MPI's
 own as launched) as a vertical line; set-ups not measured are named under the panel with
 their status. The numbers on the bars are the times and, for set-ups that leave a core
@@ -27,7 +28,8 @@ def _cells(run):
     described by its config."""
     cells = {}
     for p in run.points:
-        cells.setdefault(_cell_key(p), []).append(p)
+        if p["setup"] != "overall":
+            cells.setdefault(_cell_key(p), []).append(p)
     out = []
     cfg = run.config
     for (size, comm, comp), points in cells.items():
@@ -48,15 +50,33 @@ def panel_height(points):
     return TOP + ROW_H * max(1, len(measured)) + BOTTOM
 
 
+OVERALL_H = 28
+
+
+def _overall(run):
+    return next((p for p in run.points if p["setup"] == "overall"), None)
+
+
 def advise_figure(runs, outdir):
-    """One panel per run and cell, stacked."""
-    panels = [(run, cell) for run in runs for cell in _cells(run)]
-    heights = [panel_height(points) for _, (_, _, points) in panels]
-    width, height = PANEL_W, sum(heights)
+    """One panel per run and cell, stacked; under a grid's cells, a line with the one
+    set-up for all of them (its overall point)."""
+    rows = []
+    for run in runs:
+        rows += [("cell", run, cell, panel_height(cell[2])) for cell in _cells(run)]
+        if _overall(run):
+            rows.append(("overall", run, _overall(run), OVERALL_H))
+    width, height = PANEL_W, sum(r[3] for r in rows)
     fig = _figure(width, height)
     y0 = 0
-    for (run, cell), h in zip(panels, heights):
-        _panel(fig, run, cell, y0, h)
+    for kind, run, what, h in rows:
+        if kind == "cell":
+            _panel(fig, run, what, y0, h)
+        else:
+            text = (f"{run.title}, for every cell: {what['recommended']} — {what['reason']}"
+                    if what["status"] == "measured" else
+                    f"{run.title}: no one set-up for every cell ({what['reason']})")
+            fig.text(LEFT / PANEL_W, 1 - (y0 + h / 2) / height, text, fontsize=9,
+                     va="center", fontweight="bold")
         y0 += h
     return _save(fig, outdir, "advise"), (width, height)
 

@@ -108,7 +108,7 @@ TEST(AdviceRule, HowNamesTheMpiAndTheThreads) {
             std::string::npos);
   EXPECT_NE(how_to_get(AdviseSetup::caller, true, 4).find("--progress caller"), std::string::npos);
   for (AdviseSetup s : kAdviseSetupNames.values()) {
-    if (s != AdviseSetup::advice) EXPECT_FALSE(how_to_get(s, true, 2).empty());
+    if (s < AdviseSetup::advice) EXPECT_FALSE(how_to_get(s, true, 2).empty());
   }
 }
 
@@ -174,6 +174,31 @@ TEST(AdviceRule, OverallNeedsASetUpMeasuredInEveryCell) {
                                      in_cell(measured(AdviseSetup::shared, 1e-3), 16, 1e-3),
                                      in_cell(skipped(AdviseSetup::mpi), 16, 1e-3)};
   EXPECT_FALSE(overall_advice(points, 0.03).setup);
+}
+
+TEST(AdviceRule, TheOverallPointRecordsTheOneForAll) {
+  const AdvisePoint o = overall_point(two_cells(), 0.03);
+  EXPECT_EQ(o.setup, AdviseSetup::overall);
+  EXPECT_EQ(o.status, AdviseStatus::measured);
+  EXPECT_EQ(o.recommended, AdviseSetup::shared);
+  EXPECT_NEAR(*o.worst_loss, 0.10, 1e-12);
+  EXPECT_EQ(o.cells_within, 1);
+  EXPECT_EQ(o.cells, 2);
+  EXPECT_EQ(o.progress, "");  // the measured() helper's shared point has none
+  EXPECT_FALSE(o.cell_comp_s.has_value());
+  // Recorded, the summary gives the recorded one.
+  std::vector<AdvisePoint> points = two_cells();
+  AdvisePoint recorded = o;
+  recorded.reason = "as recorded";
+  points.push_back(recorded);
+  const std::vector<std::string> lines = advice_summary(points, 0.03);
+  EXPECT_NE(lines[3].find("for every cell: shared — as recorded"), std::string::npos) << lines[3];
+  // Nothing measured in every cell: invalid, with the reason.
+  const AdvisePoint none = overall_point({in_cell(measured(AdviseSetup::mpi, 1e-3), 8, 1e-3),
+                                          in_cell(measured(AdviseSetup::shared, 1e-3), 16, 1e-3)},
+                                         0.03);
+  EXPECT_EQ(none.status, AdviseStatus::invalid);
+  EXPECT_NE(none.reason.find("every cell"), std::string::npos);
 }
 
 TEST(AdviceRule, SummaryOfSeveralCellsGivesEachAndTheOneForAll) {

@@ -2,7 +2,7 @@
 """Runs `overlap-bench advise` and checks what it writes (docs/which-configuration.md): one point per
 set-up asked for, in order, then the advice; each set-up measured, or skipped / invalid with
 its reason (per cell of the grid, --size 1KiB,64KiB: each cell's set-ups at its size, its own
-advice, and the one for every cell recomputed); a measured one carries its `nbc` measurement, whose ratios its headline fields
+advice, and the one for every cell, the last point, recomputed); a measured one carries its `nbc` measurement, whose ratios its headline fields
 repeat (t_iter is advise's own steady loop), the threads and cores its name says and the same work (work_ratio about 1); the
 advice recomputed from the file with the rule of advice_rule.hpp (the simplest set-up within
 the margin of the fastest; the baseline MPI's own as launched), and printed at the end.
@@ -85,7 +85,8 @@ def cells_of(points):
     """The points per cell (message, computation), in the order of the file."""
     cells = {}
     for p in points:
-        cells.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
+        if p["setup"] != "overall":
+            cells.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
     return list(cells.values())
 
 
@@ -157,6 +158,10 @@ def check_file(path, args, nranks, threads, out, margin=0.03, cells=1):
             fail(f"{path}: the console does not give the advice {chosen[0]['setup']}")
         return doc
     overall = overall_of(grid, margin)
+    last = doc["points"][-1]
+    if last["setup"] != "overall" or last["recommended"] != overall:
+        fail(f"{path}: last point {last['setup']} recommends {last.get('recommended')}, the "
+             f"rule gives {overall} for every cell")
     if overall is not None and f"# for every cell: {overall} " not in out:
         fail(f"{path}: the console does not give {overall} for every cell\n{out}")
     return doc
@@ -230,13 +235,13 @@ def grid(args, env, tmp):
                 fail(f"grid: point {q['setup']} in cell {q['cell_bytes']}, expected {size}")
             if q["status"] == "measured" and q["msg_bytes"] != size:
                 fail(f"grid: {q['setup']} measured {q['msg_bytes']} B in the {size} B cell")
-    doc["points"] = doc["points"][:-2]
+    doc["points"] = doc["points"][:-3]  # the last set-up, the advice, the overall
     doc["complete"] = False
     part = os.path.join(tmp, "grid-part.json")
     with open(part, "w") as f:
         json.dump(doc, f)
     p = run(launcher(args, 2) + [args.bench, "advise", "--resume", part], env)
-    if p.returncode != 0 or "resuming: 6 of 8 already measured" not in p.stdout:
+    if p.returncode != 0 or "resuming: 6 of 9 already measured" not in p.stdout:
         fail(f"grid --resume: exit {p.returncode}\n{p.stdout}")
     check_file(part, args, 2, 1, p.stdout, cells=2)
 

@@ -60,6 +60,7 @@ CASES = [
     (["p2p", "--impl", "nonblocking-liboverlap", "--progress", "eager"], "'eager'"),
     (["p2p", "--sizes", "4GiB"], "4294967296"),
     (["advise", "--setups", "mpi,advice"], "'advice'"),
+    (["advise", "--setups", "overall"], "'overall'"),
     (["advise", "--setups", "mpi,turbo"], "'turbo'"),
     (["advise", "--op", "allreduce"], "'allreduce'"),
     (["advise", "--from", "/nonexistent/report.json"], "/nonexistent/report.json cannot be read"),

@@ -12,7 +12,7 @@ namespace overlap::bench {
 namespace {
 
 bool counts(const AdvisePoint& p) {
-  return p.setup != AdviseSetup::advice && p.status == AdviseStatus::measured && p.t_iter;
+  return p.setup < AdviseSetup::advice && p.status == AdviseStatus::measured && p.t_iter;
 }
 
 const AdvisePoint* find(const std::vector<AdvisePoint>& points, AdviseSetup setup) {
@@ -135,6 +135,7 @@ std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
              "overlap-run --progress dedicated -- PROGRAM (its thread takes the "
              "core left free)";
     case AdviseSetup::advice:
+    case AdviseSetup::overall:
       break;
   }
   return "";
@@ -154,6 +155,7 @@ std::string bytes_label(long b) {
 std::vector<std::vector<const AdvisePoint*>> by_cell(const std::vector<AdvisePoint>& points) {
   std::vector<std::vector<const AdvisePoint*>> cells;
   for (const AdvisePoint& p : points) {
+    if (p.setup == AdviseSetup::overall) continue;
     auto it = std::find_if(cells.begin(), cells.end(),
                            [&](const auto& c) { return c.front()->same_cell(p); });
     if (it == cells.end())
@@ -183,7 +185,8 @@ std::string cell_label(const AdvisePoint& cell) {
   std::string message = cell.cell_bytes    ? bytes_label(*cell.cell_bytes)
                         : cell.cell_comm_s ? "MPI's own " + format_duration(*cell.cell_comm_s)
                                            : "no message";
-  return message + ", " + format_duration(cell.cell_comp_s);
+  if (!cell.cell_comp_s) return "every cell";
+  return message + ", " + format_duration(*cell.cell_comp_s);
 }
 
 OverallAdvice overall_advice(const std::vector<AdvisePoint>& points, double margin) {
@@ -232,6 +235,36 @@ OverallAdvice overall_advice(const std::vector<AdvisePoint>& points, double marg
   return o;
 }
 
+AdvisePoint overall_point(const std::vector<AdvisePoint>& points, double margin) {
+  AdvisePoint a;
+  a.setup = AdviseSetup::overall;
+  const OverallAdvice o = overall_advice(points, margin);
+  a.cells = o.cells;
+  if (!o.setup) {
+    a.status = AdviseStatus::invalid;
+    a.reason = o.cells == 0 ? "no set-up was measured"
+                            : "no set-up was measured in every cell that has a measurement";
+    return a;
+  }
+  a.status = AdviseStatus::measured;
+  a.recommended = o.setup;
+  a.how = o.how;
+  a.worst_loss = std::max(0.0, o.worst_loss);
+  a.cells_within = o.within;
+  for (const AdvisePoint& p : points) {
+    if (p.setup != *o.setup || !counts(p)) continue;
+    a.threads = p.threads;
+    a.free_cores = p.free_cores;
+    a.progress = p.progress;
+    break;
+  }
+  a.reason = fmt::format(
+      "at most {:.0f} % slower than a cell's fastest; within {:.0f} % of it "
+      "in {} of {} cells",
+      *a.worst_loss * 100, margin * 100, o.within, o.cells);
+  return a;
+}
+
 std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points, double margin) {
   std::vector<const AdvisePoint*> advice;
   for (const AdvisePoint& p : points) {
@@ -241,7 +274,7 @@ std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points, 
   std::vector<std::string> lines;
   int missing = 0;
   for (const AdvisePoint& p : points) {
-    if (p.status != AdviseStatus::measured && p.setup != AdviseSetup::advice) ++missing;
+    if (p.status != AdviseStatus::measured && p.setup < AdviseSetup::advice) ++missing;
   }
   const std::string not_measured =
       fmt::format("#   {} set-up(s) not measured: their notes say why", missing);
@@ -258,14 +291,14 @@ std::vector<std::string> advice_summary(const std::vector<AdvisePoint>& points, 
       fmt::format("# advice per cell (message, computation), {} cells:", advice.size()));
   for (const AdvisePoint* a : advice)
     lines.push_back(advice_line(*a, "#   " + cell_label(*a) + ": "));
-  const OverallAdvice o = overall_advice(points, margin);
-  if (!o.setup) {
-    lines.push_back("# no one set-up for every cell: none was measured in all of them");
+  const auto recorded = std::find_if(points.begin(), points.end(), [](const AdvisePoint& p) {
+    return p.setup == AdviseSetup::overall;
+  });
+  const AdvisePoint o = recorded != points.end() ? *recorded : overall_point(points, margin);
+  if (o.status != AdviseStatus::measured || !o.recommended) {
+    lines.push_back("# no one set-up for every cell: " + o.reason);
   } else {
-    lines.push_back(fmt::format(
-        "# for every cell: {} — at most {:.0f} % slower than a cell's fastest; within {:.0f} % "
-        "of it in {} of {} cells",
-        name(*o.setup), std::max(0.0, o.worst_loss) * 100, margin * 100, o.within, o.cells));
+    lines.push_back(fmt::format("# for every cell: {} — {}", name(*o.recommended), o.reason));
     lines.push_back("#   how: " + o.how);
   }
   if (missing > 0) lines.push_back(not_measured);

@@ -39,6 +39,9 @@ struct OverallAdvice {
   std::string how;
 };
 OverallAdvice overall_advice(const std::vector<AdvisePoint>& points, double margin);
+// The same as the point recorded after the cells (setup overall): invalid, with the
+// reason, when no set-up qualifies.
+AdvisePoint overall_point(const std::vector<AdvisePoint>& points, double margin);
 
 // A cell as the console names it: "1 MiB, 4 ms" or "MPI's own 4 ms, 4 ms".
 std::string cell_label(const AdvisePoint& cell);

@@ -109,14 +109,15 @@ std::vector<AdviseSetup> parse_setups(const std::string& text) {
   std::vector<AdviseSetup> out;
   if (text == "all") {
     for (AdviseSetup s : kAdviseSetupNames.values()) {
-      if (s != AdviseSetup::advice) out.push_back(s);
+      if (s < AdviseSetup::advice) out.push_back(s);
     }
     return out;
   }
   for (const std::string& n : parse_name_list(text, "--setups")) {
     const AdviseSetup s = kAdviseSetupNames.parse_option(n, "--setups");
-    if (s == AdviseSetup::advice) {
-      throw UsageError("--setups: 'advice' is not allowed; it is the verdict, always last");
+    if (s >= AdviseSetup::advice) {
+      throw UsageError("--setups: '" + n +
+                       "' is not allowed; it is a verdict (advice per cell, overall for a grid)");
     }
     out.push_back(s);
   }
@@ -266,6 +267,11 @@ class AdviseRun : public Sweep<AdvisePoint> {
       for (AdviseSetup s : config_.setups) k.push_back(key(s, cell));
       k.push_back(key(AdviseSetup::advice, cell));
     }
+    if (cells_.size() > 1) {
+      AdvisePoint o;
+      o.setup = AdviseSetup::overall;  // no cell: every one
+      k.push_back(o);
+    }
     return k;
   }
 
@@ -287,6 +293,10 @@ class AdviseRun : public Sweep<AdvisePoint> {
   }
 
   std::vector<AdvisePoint> measure(const AdvisePoint& k) override {
+    if (k.setup == AdviseSetup::overall) {
+      if (clock_.rank() != 0) return {};
+      return {overall_point(points_, config_.margin)};
+    }
     if (k.setup == AdviseSetup::advice) {
       if (clock_.rank() != 0) return {};
       std::vector<AdvisePoint> here;
@@ -303,9 +313,9 @@ class AdviseRun : public Sweep<AdvisePoint> {
   }
 
   double weight(const AdvisePoint& k) const override {
-    if (k.setup == AdviseSetup::advice) return 0.01;
+    if (k.setup >= AdviseSetup::advice) return 0.01;
     const double comm = k.cell_comm_s.value_or(config_.target_comms_s.front());
-    const double iteration = 2 * (comm + 2 * k.cell_comp_s);
+    const double iteration = 2 * (comm + 2 * k.cell_comp_s.value_or(0));
     const double loop = (kLoopBlocks + 0.5) * config_.iterations * iteration / 2;
     return (config_.iterations + config_.warmup + 4.0 * config_.calibration_runs) * iteration +
            loop;
@@ -393,7 +403,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
       if (!f.reason.empty()) z.note = f.reason;
     }
     if (z.error.empty()) {
-      const NbcSweep::Fit f = sweep_all_.fit_comp(cell.cell_comp_s);
+      const NbcSweep::Fit f = sweep_all_.fit_comp(cell.cell_comp_s.value_or(0.004));
       if (!f.ok) z.error = f.reason;
       z.comp_size = f.size;
       if (f.ok && !f.reason.empty()) z.note += (z.note.empty() ? "" : "; ") + f.reason;

@@ -46,9 +46,11 @@ const Schema<AdvisePoint>& advise_point_schema() {
                "the cell's message size as asked; null: the cell is a time of MPI's own")
           .add("cell_comm_s", &P::cell_comm_s, Unit::seconds,
                "the cell's time of MPI's own collective (no size asked); null with a size")
-          .add("cell_comp_s", &P::cell_comp_s, Unit::seconds, "the cell's computation")
+          .add("cell_comp_s", &P::cell_comp_s, Unit::seconds,
+               "the cell's computation; null for the overall point (every cell)")
           .add("setup", &P::setup, kAdviseSetupNames,
-               "the progress set-up measured, or advice (the verdict, last)")
+               "the progress set-up measured; advice (a cell's verdict, after its set-ups); "
+               "overall (the one set-up for every cell of a grid, last)")
           .add("status", &P::status, kAdviseStatusNames,
                "measured; skipped (not available in this run: reason says why and how to "
                "measure it); invalid (measured but not usable: reason)")
@@ -88,6 +90,11 @@ const Schema<AdvisePoint>& advise_point_schema() {
                "advice: what the program runs today (MPI's own, as launched)")
           .add("baseline_s", &P::baseline_s, Unit::seconds, "advice: the baseline's time")
           .add("speedup", &P::speedup, Unit::ratio, "advice: baseline_s / predicted_s")
+          .add("worst_loss", &P::worst_loss, Unit::ratio,
+               "overall: the recommended set-up's largest t_iter over a cell's fastest, less 1")
+          .add("cells_within", &P::cells_within, Unit::count,
+               "overall: the cells where it is within margin of the fastest")
+          .add("cells", &P::cells, Unit::count, "overall: the cells with a measured set-up")
           .reasons(&P::null_reasons)
           .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this point");
   return s;
@@ -97,7 +104,9 @@ bool AdvisePoint::same_cell(const AdvisePoint& o) const {
   const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(a, b); };
   const bool comm = cell_comm_s.has_value() == o.cell_comm_s.has_value() &&
                     (!cell_comm_s || close(*cell_comm_s, *o.cell_comm_s));
-  return cell_bytes == o.cell_bytes && comm && close(cell_comp_s, o.cell_comp_s);
+  const bool comp = cell_comp_s.has_value() == o.cell_comp_s.has_value() &&
+                    (!cell_comp_s || close(*cell_comp_s, *o.cell_comp_s));
+  return cell_bytes == o.cell_bytes && comm && comp;
 }
 
 bool AdvisePoint::same_key(const AdvisePoint& o) const { return setup == o.setup && same_cell(o); }

@@ -21,8 +21,8 @@ inline constexpr int kAdviseSchemaVersion = 2;
 
 // The ways a program can progress its nonblocking communication, simplest first (the
 // advice prefers the earlier of two within its margin). `+core`: one core of each rank
-// left free, the computation on one thread fewer doing the same work. `advice`: the
-// verdict point.
+// left free, the computation on one thread fewer doing the same work. `advice`: a cell's
+// verdict; `overall`: the one set-up for every cell of a grid (after the cells).
 enum class AdviseSetup {
   mpi,             // MPI's own nonblocking calls, as the program runs today
   mpi_async,       // MPI's own asynchronous progress (MPICH_ASYNC_PROGRESS, Open MPI's TCP thread)
@@ -32,9 +32,10 @@ enum class AdviseSetup {
   shared_core,     // shared, one core left free
   dedicated_core,  // dedicated on the core left free
   advice,
+  overall,
 };
 
-inline constexpr EnumNames<AdviseSetup, 8> kAdviseSetupNames{
+inline constexpr EnumNames<AdviseSetup, 9> kAdviseSetupNames{
     "set-up",
     {{{AdviseSetup::mpi, "mpi"},
       {AdviseSetup::mpi_async, "mpi-async"},
@@ -43,7 +44,8 @@ inline constexpr EnumNames<AdviseSetup, 8> kAdviseSetupNames{
       {AdviseSetup::dedicated, "dedicated"},
       {AdviseSetup::shared_core, "shared+core"},
       {AdviseSetup::dedicated_core, "dedicated+core"},
-      {AdviseSetup::advice, "advice"}}}};
+      {AdviseSetup::advice, "advice"},
+      {AdviseSetup::overall, "overall"}}}};
 
 enum class AdviseStatus { measured, skipped, invalid };
 
@@ -84,7 +86,7 @@ struct AdvisePoint {
   // and the computation.
   std::optional<long> cell_bytes;
   std::optional<double> cell_comm_s;
-  double cell_comp_s = 0;
+  std::optional<double> cell_comp_s;  // null only for the overall point
   AdviseSetup setup = AdviseSetup::mpi;
   AdviseStatus status = AdviseStatus::skipped;
   std::string reason;  // skipped or invalid: why; measured: a note, or empty
@@ -108,6 +110,10 @@ struct AdvisePoint {
   std::optional<AdviseSetup> baseline;  // what the program runs today (mpi or mpi-async)
   std::optional<double> baseline_s;
   std::optional<double> speedup;  // baseline_s / predicted_s
+  // The overall point: the recommended set-up's largest t_iter / a cell's fastest - 1, and
+  // the cells where it is within the margin of the fastest, of those measured.
+  std::optional<double> worst_loss;
+  std::optional<int> cells_within, cells;
   std::map<std::string, std::string> null_reasons;
   double elapsed_s = 0;
 
