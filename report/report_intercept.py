@@ -100,8 +100,8 @@ def collectives_blocks(run):
         medians = sorted(r["medians"])
         wait = DASH
         if medians:
-            wait = fmt_time(medians[0]) if medians[0] == medians[-1] else \
-                f"{fmt_time(medians[0])} to {fmt_time(medians[-1])}"
+            lo, hi = fmt_time(medians[0]), fmt_time(medians[-1])
+            wait = lo if lo == hi else f"{lo} to {hi}"
         table.append([call, site, fmt_int(r["calls"]), fmt_int(r["routed"]), own, wait,
                       r["note"] or DASH])
     setting = run.metadata.get("collectives", "overlap")

@@ -580,7 +580,8 @@ def do_collectives(args, tmp):
     # Per iteration: on MPI_COMM_WORLD each of the nine once (MPI_Iallreduce twice, and once
     # more with the user-defined operation); four of them again on a communicator made by
     # MPI_Comm_dup, by MPI_Comm_split (routed) and by MPI_Comm_idup (MPI's own: no hidden
-    # duplicate); once in all, an intercommunicator's MPI_Ibarrier (MPI's own).
+    # duplicate); once in all, an intercommunicator's MPI_Ibarrier and MPI_Igather (MPI's
+    # own).
     calls = {c: n for c in NINE}
     # odd_forms: two MPI_Ibcast (MPI_BOTTOM, MPI_DOUBLE_INT) and an MPI_Iallreduce(_c)
     calls["MPI_Ibcast"] = 3 * n
@@ -589,11 +590,13 @@ def do_collectives(args, tmp):
     for c in again:
         calls[c] = 4 * n
     calls["MPI_Ibarrier"] += 1
+    calls["MPI_Igather"] += 1
     # One blocking MPI_Allreduce per iteration between them (of one int on the stack: routed
     # by the rules of MPI_Iallreduce, then waited for on every rank, not deferred).
     calls["MPI_Allreduce"] = n
     reason = {"mpi": "switched_off"}.get(args.collectives) or (
         "caller_policy" if args.progress == "caller" else None)
+    check_wait_windows(args, doc, n)
     if args.min_size != "0" and not reason:
         check_threshold(doc, calls)
         return
@@ -606,6 +609,7 @@ def do_collectives(args, tmp):
         for c in again:
             want[c].update(routed=3 * n, own={"communicator": n})
         want["MPI_Ibarrier"]["own"]["intercommunicator"] = 1
+        want["MPI_Igather"]["own"]["intercommunicator"] = 1
     want["MPI_Allreduce"] = ({"calls": n, "routed": 0, "own": {reason: n}} if reason else
                              {"calls": n, "routed": n, "own": {}})
     for r in doc["ranks"]:
@@ -691,6 +695,35 @@ def do_blocking(args, tmp):
             ("in_place_scatter",) if n > 1 else ()):
         if not reasons.get(why):
             fail(f"no call was left undeferred for {why}: {reasons}")
+
+
+def check_wait_windows(args, doc, iterations):
+    """Every request of the program's nonblocking collectives is completed by MPI_Waitany,
+    MPI_Testsome or MPI_Waitall: each site has a wait window per call, whatever the route;
+    every call on an intracommunicator counts its message (bytes; none for MPI_Ibarrier),
+    those on the intercommunicator (its own sites, one call each) none. Both MPIs give
+    their own collectives on a communicator of one rank a shared handle (a request complete
+    from the start), which the table of requests keeps once: a rank alone in its half of
+    the MPI_Comm_split (2 ranks, or rank 1 of 3) may miss a window per iteration."""
+    for r in doc["ranks"]:
+        alone = args.np == 2 or (args.np == 3 and r["rank"] == 1)
+        for site in r["collective_sites"]:
+            if not site["call"].startswith("MPI_I"):
+                if "wait_window_s" in site or "bytes" in site:
+                    fail(f"rank {r['rank']}: blocking {site['call']} has wait window fields")
+                continue
+            where = f"rank {r['rank']}: {site['call']} at {site['site']['text']}"
+            w = site["wait_window_s"]
+            short = site["calls"] - (w["completed"] if w else 0)
+            if w is None or not 0 <= short <= (iterations if alone else 0) \
+                    or not 0 <= w["min"] <= w["max"]:
+                fail(f"{where}: {site['calls']} calls, wait window {w}")
+            inter = site["calls"] == 1 and site["accepted"] == 0  # the intercommunicator's
+            if site["accepted"] != site["calls"] and not inter:
+                fail(f"{where}: accepted {site['accepted']} of {site['calls']} calls")
+            if (site["bytes"] > 0) != (site["accepted"] > 0 and site["call"] != "MPI_Ibarrier"):
+                fail(f"{where}: bytes {site['bytes']} for {site['accepted']} calls")
+    print("wait windows: one per call at every nonblocking site")
 
 
 def check_threshold(doc, calls):

@@ -17,7 +17,7 @@
  *    requests together, and MPI_Request_get_status.
  * MPI_BOTTOM, a padded pair type against a derived type of it, MPI_Iallreduce_c beside
  * MPI_Iallreduce (MPI 4).
- * Once: an intercommunicator's MPI_Ibarrier (MPI's own). Values are integers (sums exact
+ * Once: an intercommunicator's MPI_Ibarrier and MPI_Igather (MPI's own). Values are integers (sums exact
  * in any order), so the digests match bit for bit whatever the reduction order. */
 #include <mpi.h>
 #include <stdio.h>
@@ -301,8 +301,8 @@ static void odd_forms(int it, uint64_t seed) {
   free(at), free(pairs);
 }
 
-/* An intercommunicator's MPI_Ibarrier: liboverlap's collectives are for intracommunicators,
- * so this one stays MPI's own. */
+/* An intercommunicator's MPI_Ibarrier and MPI_Igather: liboverlap's collectives are for
+ * intracommunicators, so these stay MPI's own. */
 static void intercommunicator(void) {
   if (size < 2) return;
   MPI_Comm half, inter;
@@ -311,6 +311,23 @@ static void intercommunicator(void) {
   MPI_Request r;
   MPI_Ibarrier(inter, &r);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
+  /* MPI_Igather from the odd ranks to world rank 0: the arguments MPI ignores (the odd
+   * ranks' receive side, the even ranks' send side, everything at MPI_PROC_NULL) carry a
+   * handle that is no datatype at all; nothing may read them (overlap-run's report did). */
+  MPI_Datatype junk;
+  memset(&junk, 0, sizeof junk);
+  int remote = 0, mine = rank, got[64] = {0};
+  MPI_Comm_remote_size(inter, &remote);
+  const int root = rank % 2 ? 0 : rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+  if (rank % 2)
+    MPI_Igather(&mine, 1, MPI_INT, NULL, 0, junk, root, inter, &r);
+  else if (rank == 0)
+    MPI_Igather(NULL, 0, junk, got, 1, MPI_INT, root, inter, &r);
+  else
+    MPI_Igather(NULL, 0, junk, NULL, 0, junk, root, inter, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  for (int i = 0; rank == 0 && i < remote && i < 64; ++i)
+    if (got[i] != 2 * i + 1) fail("MPI_Igather on an intercommunicator", got[i], 2 * i + 1);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The tables of run.sh's results: the grid (per MPI and repetition, each cell's advice and
 speedup over MPI's own, and the one set-up for all cells, recomputed here with the rule of
-advice_rule.hpp), and --from (what advise read from the program's report, its advice and
+advice_rule.hpp and compared with the run's overall point), and --from (what advise read from the program's report, its advice and
 predicted time per iteration, and the program's measured time under that set-up)."""
 import json
 import re
@@ -15,7 +15,8 @@ here = Path(sys.argv[1])
 def cells(points):
     out = {}
     for p in points:
-        out.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
+        if p["setup"] != "overall":
+            out.setdefault((p["cell_bytes"], p["cell_comm_s"], p["cell_comp_s"]), []).append(p)
     return out
 
 
@@ -60,24 +61,41 @@ for f in sorted(here.glob("grid-*-r*.json")):
         print(f"| {mpi} | {rep} | {kib(size)} | {ms('mpi')} | {ms('caller')} | {ms('shared')} | "
               f"{a['recommended']} | {a['speedup']:.2f} |")
     s, w = overall(grid, doc["config"]["margin"])
-    summary.append(f"| {mpi} | {rep} | {s} | {w * 100:.0f} % |")
-print("\n| MPI | rep | one set-up for every cell | its worst loss |")
-print("| --- | --- | --- | --- |")
+    rec = doc["points"][-1]
+    same = "yes" if rec["setup"] == "overall" and rec["recommended"] == s else "NO"
+    summary.append(f"| {mpi} | {rep} | {s} | {w * 100:.0f} % | {rec['cells_within']} of "
+                   f"{rec['cells']} | {same} |")
+print("\n| MPI | rep | one set-up for every cell | its worst loss | cells within the margin | "
+      "recorded point agrees |")
+print("| --- | --- | --- | --- | --- | --- |")
 print("\n".join(summary))
 
 print("\n### --from: examples/iallreduce-loop 1 MiB, 4 ms, 200 iterations\n")
-print("| MPI | rep | read from the report | advice | predicted | program under it | error |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| MPI | rep | read from the report | advice | predicted | program under it | error | "
+      "advise's shared | program under shared | error |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+def program(name):
+    text = (here / name).read_text()
+    m = re.search(r"time per iteration ([\d.]+) ms", text)
+    return float(m.group(1)) if m and "result ok" in text else None
+
+
+def cells_of(pred, got):
+    err = f"{(pred - got) / got * 100:+.1f} %" if got and pred else "–"
+    return [f"{pred:.2f} ms" if pred else "–", f"{got:.2f} ms" if got else "–", err]
+
+
 for f in sorted(here.glob("from-*-r*.json")):
     mpi, rep = re.match(r"from-(\w+)-r(\d+)", f.stem).groups()
     doc = json.loads(f.read_text())
     cfg = doc["config"]
-    a = next(p for p in doc["points"] if p["setup"] == "advice")
-    text = (here / f"advised-{mpi}-r{rep}.txt").read_text()
-    m = re.search(r"time per iteration ([\d.]+) ms", text)
-    got = float(m.group(1)) if m and "result ok" in text else None
-    pred = a["predicted_s"] * 1e3
-    err = f"{(pred - got) / got * 100:+.1f} %" if got else "–"
+    by = {p["setup"]: p for p in doc["points"]}
+    a = by["advice"]
+    shared = by["shared"]["t_iter_s"] * 1e3 if by["shared"]["status"] == "measured" else None
     read = f"{cfg['op']} {kib(cfg['sizes_bytes'][0])}, {cfg['target_comps_s'][0] * 1e3:.2f} ms"
-    print(f"| {mpi} | {rep} | {read} | {a['recommended']} | {pred:.2f} ms | "
-          f"{f'{got:.2f} ms' if got else '–'} | {err} |")
+    row = [mpi, rep, read, a["recommended"]]
+    row += cells_of(a["predicted_s"] * 1e3, program(f"advised-{mpi}-r{rep}.txt"))
+    row += cells_of(shared, program(f"shared-{mpi}-r{rep}.txt"))
+    print("| " + " | ".join(str(c) for c in row) + " |")

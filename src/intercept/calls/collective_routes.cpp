@@ -282,21 +282,28 @@ namespace {
 
 // ---- the routers (shim_api.h's table.route) ------------------------------------------------
 
-// After MPI (or liboverlap) accepted a nonblocking collective: its message counts for its
-// site, in nbc's meaning (the vector of a broadcast or reduction, one rank's block of the
-// others; read now, when MPI has accepted the datatype), and the request it returned
-// belongs to the site's wait window (wait_window.hpp).
+// After MPI (or liboverlap) accepted a nonblocking collective, for the report (nothing
+// without --report): its message counts for its site, in nbc's meaning (the vector of a
+// broadcast or reduction, one rank's block of the others; read now, when MPI has accepted
+// the datatype), and the request it returned belongs to the site's wait window
+// (wait_window.hpp). On an intercommunicator the message is not counted: which arguments
+// are significant depends on the rank's group (root, MPI_ROOT, MPI_PROC_NULL), and one
+// MPI ignores may be any handle.
 template <class Bytes>
-int issued(const Verdict& v, int rc, MPI_Request* request, Bytes msg_bytes) {
-  if (rc != MPI_SUCCESS || v.site == nullptr) return rc;
-  const long long bytes = msg_bytes();
-  v.site->accepted.fetch_add(1, std::memory_order_relaxed);
-  if (bytes > 0) v.site->bytes.fetch_add(static_cast<std::uint64_t>(bytes));
+int issued(const Verdict& v, int rc, MPI_Comm comm, MPI_Request* request, Bytes msg_bytes) {
+  if (rc != MPI_SUCCESS || v.site == nullptr || runtime().settings.report.empty()) return rc;
+  int inter = 1;
+  if (PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter == 0) {
+    const long long bytes = msg_bytes();
+    v.site->accepted.fetch_add(1, std::memory_order_relaxed);
+    if (bytes > 0) v.site->bytes.fetch_add(static_cast<std::uint64_t>(bytes));
+  }
   expect_wait_window(&v.site->window, request);
   return rc;
 }
 
-// One rank's block of a gather or scatter: the root describes it with its every-block side.
+// One rank's block of a gather or scatter on an intracommunicator: the root describes it
+// with its every-block side.
 long long rooted_block(MPI_Comm comm, int root, MPI_Count root_count, MPI_Datatype root_type,
                        MPI_Count count, MPI_Datatype type) {
   return is_root(comm, root) == 1 ? bytes_of(root_count, root_type) : bytes_of(count, type);
@@ -305,14 +312,14 @@ long long rooted_block(MPI_Comm comm, int root, MPI_Count root_count, MPI_Dataty
 int ibarrier(MPI_Comm comm, MPI_Request* request) {
   const Verdict v = decide(Collective::ibarrier, comm, request, barrier_verdict);
   const int rc = v.routed ? ovx_private_ibarrier(comm, request) : PMPI_Ibarrier(comm, request);
-  return issued(v, rc, request, [] { return 0LL; });
+  return issued(v, rc, comm, request, [] { return 0LL; });
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   const Verdict v = bcast_verdict(Collective::ibcast, count, type, root, comm, request);
   const int rc = v.routed ? ovx_private_ibcast(buf, count, type, root, comm, request)
                           : PMPI_Ibcast(buf, count, type, root, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
@@ -321,7 +328,7 @@ int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MP
   const int rc = v.routed
                      ? ovx_private_ireduce(sendbuf, recvbuf, count, type, op, root, comm, request)
                      : PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -329,7 +336,7 @@ int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   const Verdict v = allreduce_verdict(Collective::iallreduce, count, type, op, comm, request);
   const int rc = v.routed ? ovx_private_iallreduce(sendbuf, recvbuf, count, type, op, comm, request)
                           : PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
@@ -340,7 +347,7 @@ int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI
       v.routed
           ? ovx_private_ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request)
           : PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, type); });
 }
 
 int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -351,7 +358,7 @@ int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
                                                 recvtype, root, comm, request)
                           : PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                          root, comm, request);
-  return issued(v, rc, request,
+  return issued(v, rc, comm, request,
                 [&] { return rooted_block(comm, root, recvcount, recvtype, sendcount, sendtype); });
 }
 
@@ -363,7 +370,7 @@ int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
                                                  recvtype, root, comm, request)
                           : PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                           recvtype, root, comm, request);
-  return issued(v, rc, request,
+  return issued(v, rc, comm, request,
                 [&] { return rooted_block(comm, root, sendcount, sendtype, recvcount, recvtype); });
 }
 
@@ -374,7 +381,7 @@ int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                                                    recvtype, comm, request)
                           : PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                             recvtype, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -384,7 +391,7 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
                                                   recvtype, comm, request)
                           : PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                            recvtype, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 #if MPI_VERSION >= 4
@@ -396,7 +403,7 @@ int ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
   const Verdict v = bcast_verdict(Collective::ibcast, count, type, root, comm, request);
   const int rc = v.routed ? ovx_private_ibcast(buf, narrowed(count), type, root, comm, request)
                           : PMPI_Ibcast_c(buf, count, type, root, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
@@ -405,7 +412,7 @@ int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
   const int rc = v.routed ? ovx_private_ireduce(sendbuf, recvbuf, narrowed(count), type, op, root,
                                                 comm, request)
                           : PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
@@ -414,7 +421,7 @@ int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
   const int rc =
       v.routed ? ovx_private_iallreduce(sendbuf, recvbuf, narrowed(count), type, op, comm, request)
                : PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(count, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(count, type); });
 }
 
 int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
@@ -425,7 +432,7 @@ int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvco
       v.routed ? ovx_private_ireduce_scatter_block(sendbuf, recvbuf, narrowed(recvcount), type, op,
                                                    comm, request)
                : PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, type); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, type); });
 }
 
 int igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -437,7 +444,7 @@ int igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
                                                 narrowed(recvcount), recvtype, root, comm, request)
                           : PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                            recvtype, root, comm, request);
-  return issued(v, rc, request,
+  return issued(v, rc, comm, request,
                 [&] { return rooted_block(comm, root, recvcount, recvtype, sendcount, sendtype); });
 }
 
@@ -450,7 +457,7 @@ int iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, 
                                                  narrowed(recvcount), recvtype, root, comm, request)
                           : PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                             recvtype, root, comm, request);
-  return issued(v, rc, request,
+  return issued(v, rc, comm, request,
                 [&] { return rooted_block(comm, root, sendcount, sendtype, recvcount, recvtype); });
 }
 
@@ -461,7 +468,7 @@ int iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
                                                    narrowed(recvcount), recvtype, comm, request)
                           : PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                               recvtype, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 
 int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -471,7 +478,7 @@ int ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                                   narrowed(recvcount), recvtype, comm, request)
                           : PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                              recvtype, comm, request);
-  return issued(v, rc, request, [&] { return bytes_of(recvcount, recvtype); });
+  return issued(v, rc, comm, request, [&] { return bytes_of(recvcount, recvtype); });
 }
 #endif
 

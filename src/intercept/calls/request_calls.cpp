@@ -105,13 +105,14 @@ void pass() {
 // Runs `call` (which may complete requests[0, n)), then ends the hold of every request it
 // completed: `done(i)` says whether requests[i] was (a persistent request's handle stays).
 // Nothing to look up while the program holds no memory through requests.
+// `timed` false: the call gives requests up rather than completing them (no wait window).
 template <class Call, class Done>
-int completing(int n, MPI_Request* requests, Call call, Done done) {
+int completing(int n, MPI_Request* requests, Call call, Done done, bool timed = true) {
   ProgramRequests& reg = program_requests();
   ProgramRequests::SeenList seen;  // per call: an error handler may nest another
   reg.seen(n, requests, seen);
   // A nonblocking collective's wait window ends where this call starts (wait_window.hpp).
-  const std::uint64_t called_ns = seen.timed() ? wait_window_now_ns() : 0;
+  const std::uint64_t called_ns = timed && seen.timed() ? wait_window_now_ns() : 0;
   const int rc = call();
   if (!seen.empty()) {
     reg.after_completion(seen, requests, done, called_ns);
@@ -271,7 +272,7 @@ int (*next_abandon)(MPI_Request*) = nullptr;
 int core_abandon(MPI_Request* request) {
   if (next_abandon == nullptr) return MPI_ERR_INTERN;
   return completing(
-      1, request, [&] { return next_abandon(request); }, [](int) { return true; });
+      1, request, [&] { return next_abandon(request); }, [](int) { return true; }, false);
 }
 
 // After a FENCE_REQ/EXPOSE_REQ entry MPI accepted (program_requests.hpp): the shim calls
@@ -295,7 +296,10 @@ void note_op(MPI_Op op) {
   if (r.on && runtime().program_provided < MPI_THREAD_MULTIPLE && !predefined(op)) r.quiet = true;
 }
 void request_end(int rc, const MPI_Request* request, int persistent) {
-  if (!request_footprint().on) return;
+  if (!request_footprint().on) {
+    take_wait_window(request);  // an announcement is for this call only, recorded or not
+    return;
+  }
   end_request_footprint(rc, request, persistent != 0);
   follow();
 }

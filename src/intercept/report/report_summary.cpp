@@ -56,10 +56,8 @@ std::string collectives_text(const json& report) {
     for (const auto& [reason, n] : row.own)
       out += fmt::format("      MPI's own {}x: {}\n", n, reason);
     if (row.waited > 0) {  // the computation each request could overlap
-      const std::string median =
-          row.median_lo == row.median_hi
-              ? micro(row.median_lo)
-              : micro(row.median_lo) + " to " + micro(row.median_hi) + " over ranks";
+      const std::string lo = micro(row.median_lo), hi = micro(row.median_hi);
+      const std::string median = lo == hi ? lo : lo + " to " + hi + " over ranks";
       out += fmt::format("      {} waited; from call to wait: median {}\n", row.waited, median);
     }
   }

@@ -112,7 +112,7 @@ class ProgramRequests {
       Entry* e = find(s.request);
       if (e == nullptr || e->serial != s.serial) return;
       if (requests[s.index] == MPI_REQUEST_NULL) {
-        if (e->window != nullptr && called_ns >= e->returned_ns)
+        if (e->window != nullptr && called_ns != 0 && called_ns >= e->returned_ns)
           e->window->add(called_ns - e->returned_ns);
         erase(e);
       } else if (done(s.index))

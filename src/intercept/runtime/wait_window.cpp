@@ -17,9 +17,10 @@ thread_local Announcement announced;
 
 }  // namespace
 
-// Bin b covers [2^(b/8), 2^((b+1)/8)) ns; within an octave the bins split it evenly in
-// the logarithm, read from the mantissa's top bits after the leading one (linear steps,
-// close enough to logarithmic ones at 8 per octave; bin_middle_ns uses the same steps).
+// Bin 8 o + e covers [2^o (1 + e/8), 2^o (1 + (e+1)/8)) ns: each octave in eight equal
+// steps, read from the three bits after the leading one (so a bin's middle is within
+// 1/16 of an octave's base, 6.25 %, of any value in it; bin_middle_ns uses the same
+// steps).
 int WaitWindow::bin_of(std::uint64_t ns) {
   if (ns < 2) return 0;
   const int octave = static_cast<int>(std::bit_width(ns)) - 1;  // 2^octave <= ns < 2^(octave + 1)
