@@ -213,5 +213,46 @@ TEST(AdviceRule, SummaryOfSeveralCellsGivesEachAndTheOneForAll) {
   EXPECT_NE(lines[4].find("--progress shared"), std::string::npos) << lines[4];
 }
 
+AdvisePoint with_comp_alone(AdvisePoint p, double p25, double median, double p75) {
+  p.free_cores = 0;
+  p.nbc = NbcPoint{};
+  p.nbc->t_comp_ref = measure::Spread{median, p25, p75};
+  return p;
+}
+
+TEST(AdviceRule, TheMachinesSpeedChangingBetweenSetUpsMakesTheAdviceImprecise) {
+  // The same work alone: 4 ms while mpi was measured, 6.5 ms while caller was.
+  std::vector<AdvisePoint> points = {
+      with_comp_alone(measured(AdviseSetup::mpi, 4.1e-3), 3.95e-3, 4e-3, 4.05e-3),
+      with_comp_alone(measured(AdviseSetup::caller, 6.6e-3), 6.4e-3, 6.5e-3, 6.6e-3)};
+  const AdvisePoint a = advise(points, 0.03);
+  EXPECT_EQ(a.status, AdviseStatus::measured);
+  EXPECT_EQ(a.reason.rfind("imprecise: the same computation alone took 4 ms (mpi) to 6.5 ms "
+                           "(caller)",
+                           0),
+            0u)
+      << a.reason;
+  points.push_back(a);
+  EXPECT_NE(advice_summary(points, 0.03)[1].find("imprecise"), std::string::npos);
+  // Within the tolerance (ordinary variation on a virtual machine): nothing said.
+  points = {with_comp_alone(measured(AdviseSetup::mpi, 4.1e-3), 3.95e-3, 4e-3, 4.05e-3),
+            with_comp_alone(measured(AdviseSetup::caller, 4.9e-3), 4.8e-3, 4.9e-3, 5.5e-3)};
+  EXPECT_EQ(advise(points, 0.03).reason.find("imprecise"), std::string::npos);
+}
+
+TEST(AdviceRule, ASetUpWhoseComputationVariedIsNamed) {
+  const AdvisePoint varied =
+      with_comp_alone(measured(AdviseSetup::mpi, 7e-3), 3.9e-3, 4e-3, 7.3e-3);
+  EXPECT_NE(speed_note(varied).find("3.9 ms-7.3 ms (p25-p75)"), std::string::npos)
+      << speed_note(varied);
+  const AdvisePoint steady =
+      with_comp_alone(measured(AdviseSetup::caller, 4.1e-3), 3.95e-3, 4e-3, 4.05e-3);
+  EXPECT_TRUE(speed_note(steady).empty());
+  const AdvisePoint a = advise({varied, steady}, 0.03);
+  EXPECT_NE(a.reason.find("imprecise: the computation alone varied while mpi ran"),
+            std::string::npos)
+      << a.reason;
+}
+
 }  // namespace
 }  // namespace overlap::bench

@@ -38,7 +38,47 @@ const AdvisePoint* overlapping_runner_up(const std::vector<const AdvisePoint*>& 
   return overlap ? r : nullptr;
 }
 
+// The computation alone of each measured all-core set-up: "imprecise: ..." when their
+// medians differ beyond kSpeedTolerance, or when a set-up's own spread did.
+std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
+  const AdvisePoint* lo = nullptr;
+  const AdvisePoint* hi = nullptr;
+  std::vector<std::string> varied;
+  for (const AdvisePoint* p : measured) {
+    if (!speed_note(*p).empty()) varied.push_back(name(p->setup));
+    if (p->free_cores != 0 || !p->nbc || !p->nbc->t_comp_ref) continue;
+    const double t = p->nbc->t_comp_ref->median;
+    if (lo == nullptr || t < lo->nbc->t_comp_ref->median) lo = p;
+    if (hi == nullptr || t > hi->nbc->t_comp_ref->median) hi = p;
+  }
+  std::string note;
+  if (lo != nullptr &&
+      hi->nbc->t_comp_ref->median > lo->nbc->t_comp_ref->median * (1 + kSpeedTolerance)) {
+    note = fmt::format(
+        "imprecise: the same computation alone took {} ({}) to {} ({}): the machine's speed, "
+        "or a thread beside the computation, differed between set-ups; repeat the run",
+        format_duration(lo->nbc->t_comp_ref->median), name(lo->setup),
+        format_duration(hi->nbc->t_comp_ref->median), name(hi->setup));
+  } else if (!varied.empty()) {
+    std::string list;
+    for (const std::string& v : varied) list += (list.empty() ? "" : ", ") + v;
+    note = "imprecise: the computation alone varied while " + list +
+           " ran (its note says how much); repeat the run";
+  }
+  return note;
+}
+
 }  // namespace
+
+std::string speed_note(const AdvisePoint& p) {
+  if (!p.nbc || !p.nbc->t_comp_ref) return "";
+  const measure::Spread& t = *p.nbc->t_comp_ref;
+  if (!(t.p25 > 0) || t.p75 <= t.p25 * (1 + kSpreadTolerance)) return "";
+  return fmt::format(
+      "imprecise: the computation alone took {}-{} (p25-p75) while this set-up "
+      "was measured (the machine's speed, or a thread beside it, varied)",
+      format_duration(t.p25), format_duration(t.p75));
+}
 
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
   AdvisePoint a;
@@ -86,6 +126,7 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
     a.null_reasons["speedup"] = "MPI's own set-up was not measured";
   }
   std::vector<std::string> notes;
+  if (std::string speed = speed_change(measured); !speed.empty()) notes.push_back(speed);
   if (chosen->t_iter->median > best) {
     notes.push_back(fmt::format("within {:.0f} % of the fastest ({}), and simpler", margin * 100,
                                 format_duration(best)));
@@ -176,6 +217,7 @@ std::string advice_line(const AdvisePoint& a, const std::string& prefix) {
     line += fmt::format(", against {} today ({}): {:.2f}x", format_duration(*a.baseline_s),
                         name(*a.baseline), *a.speedup);
   }
+  if (a.reason.rfind("imprecise: ", 0) == 0) line += " (imprecise: see its note)";
   return line;
 }
 

@@ -18,8 +18,25 @@
 
 namespace overlap::bench {
 
+// Set-ups are measured one after another, so a change in the machine's speed meanwhile
+// (a virtual machine's host taking its cores) reads as a difference between set-ups. The
+// computation alone (nbc's t_comp_ref: the same work in every all-core set-up) shows it,
+// and so does a thread beside the computation that varies (MPI's own progress thread on
+// the computation's core). Medians of a cell's all-core set-ups more than kSpeedTolerance
+// apart, or a set-up's p75 more than kSpreadTolerance above its p25, make the comparison
+// imprecise, and the notes say so with the numbers. (Generous on purpose: on this
+// project's virtual machines the computation alone varies by 10-30 % from set-up to
+// set-up in ordinary runs, docs/results/advise-grid-2026-11-29.)
+inline constexpr double kSpeedTolerance = 0.25;
+inline constexpr double kSpreadTolerance = 0.5;
+
+// The note of a set-up whose computation alone varied beyond kSpreadTolerance while it
+// was measured (empty: none).
+std::string speed_note(const AdvisePoint& p);
+
 // The advice point (setup advice) for `points` (the set-ups; any advice among them is
-// ignored). Status invalid, with the reason, when no set-up was measured.
+// ignored). Status invalid, with the reason, when no set-up was measured. Its reason
+// starts with "imprecise: " (and the numbers) when the computation's speed changed.
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin);
 
 // What a program does to get `setup` on ranks running `threads` computation threads

@@ -516,6 +516,10 @@ class AdviseRun : public Sweep<AdvisePoint> {
       p.reason = rec.invalid_reason;
     }
     p.nbc = std::move(rec);
+    if (p.status == AdviseStatus::measured) {
+      if (const std::string speed = speed_note(p); !speed.empty())
+        p.reason = speed + (p.reason.empty() ? "" : "; " + p.reason);
+    }
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return p;
   }
