@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The tables of run.sh's results: the grid (per MPI and repetition, each cell's advice and
-speedup over MPI's own, and the one set-up for all cells, recomputed here with the rule of
+speedup over MPI's own, whether advise flagged it imprecise, and the one set-up for all cells, recomputed here with the rule of
 advice_rule.hpp and compared with the run's overall point), and --from (what advise read from the program's report, its advice and
 predicted time per iteration, and the program's measured time under that set-up)."""
 import json
@@ -43,8 +43,8 @@ def kib(b):
 
 
 print("### Grid: iallreduce, 4 ms of computation\n")
-print("| MPI | rep | cell | mpi | caller | shared | advice | speedup |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| MPI | rep | cell | mpi | caller | shared | advice | speedup | flagged |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 summary = []
 for f in sorted(here.glob("grid-*-r*.json")):
     mpi, rep = re.match(r"grid-(\w+)-r(\d+)", f.stem).groups()
@@ -58,8 +58,9 @@ for f in sorted(here.glob("grid-*-r*.json")):
             return f"{p['t_iter_s'] * 1e3:.2f} ms" if p and p["status"] == "measured" else "–"
 
         a = by["advice"]
+        flag = "imprecise" if a["reason"].startswith("imprecise") else ""
         print(f"| {mpi} | {rep} | {kib(size)} | {ms('mpi')} | {ms('caller')} | {ms('shared')} | "
-              f"{a['recommended']} | {a['speedup']:.2f} |")
+              f"{a['recommended']} | {a['speedup']:.2f} | {flag} |")
     s, w = overall(grid, doc["config"]["margin"])
     rec = doc["points"][-1]
     same = "yes" if rec["setup"] == "overall" and rec["recommended"] == s else "NO"
@@ -95,7 +96,8 @@ for f in sorted(here.glob("from-*-r*.json")):
     a = by["advice"]
     shared = by["shared"]["t_iter_s"] * 1e3 if by["shared"]["status"] == "measured" else None
     read = f"{cfg['op']} {kib(cfg['sizes_bytes'][0])}, {cfg['target_comps_s'][0] * 1e3:.2f} ms"
-    row = [mpi, rep, read, a["recommended"]]
+    row = [mpi, rep, read, a["recommended"] + (" (imprecise)" if a["reason"].startswith(
+        "imprecise") else "")]
     row += cells_of(a["predicted_s"] * 1e3, program(f"advised-{mpi}-r{rep}.txt"))
     row += cells_of(shared, program(f"shared-{mpi}-r{rep}.txt"))
     print("| " + " | ".join(str(c) for c in row) + " |")
