@@ -10,11 +10,24 @@
  *
  * Arguments: BYTES (the reduction's buffer per rank, a multiple of 8: doubles), COMP_MS
  * (the computation per iteration: the kernel's work is calibrated once, on every rank, to
- * take this long alone; the slowest rank's count of sweeps is used), ITERATIONS. */
+ * take this long alone; the slowest rank's count of sweeps is used), ITERATIONS.
+ *
+ * Built with -DLOOP_LIBOVERLAP (and liboverlap: pkg-config --cflags --libs overlap), the
+ * same loop calls liboverlap's OVX_Iallreduce instead, with the policy of
+ * $OVERLAP_PROGRESS: how a program gets advise's `caller` set-up, which overlap-run cannot
+ * give an unmodified program (it leaves a program's own collectives to MPI under caller).
+ *
+ *     OVERLAP_PROGRESS=caller mpiexec -n 2 ./loop-liboverlap 1048576 4 200 */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef LOOP_LIBOVERLAP
+#include <overlap/overlap.h>
+#define IALLREDUCE OVX_Iallreduce
+#else
+#define IALLREDUCE MPI_Iallreduce
+#endif
 
 enum { KERNEL_DOUBLES = 32768 }; /* 256 KiB: stays in a core's cache */
 
@@ -68,6 +81,9 @@ static long calibrate(double ms) {
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+#ifdef LOOP_LIBOVERLAP
+  if (OVX_Init(OVX_PROGRESS_DEFAULT) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -92,7 +108,7 @@ int main(int argc, char** argv) {
       t0 = MPI_Wtime();
     }
     MPI_Request request;
-    MPI_Iallreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+    IALLREDUCE(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
     sink += compute(sweeps);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
@@ -103,11 +119,19 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     printf("loop %ld B per rank, %d ranks, computation %ld ms (%ld sweeps), %ld iterations\n",
            bytes, size, comp_ms, sweeps, iterations);
+#ifdef LOOP_LIBOVERLAP
+    OVX_Progress policy = OVX_PROGRESS_DEFAULT;
+    OVX_Get_progress(&policy);
+    printf("liboverlap's OVX_Iallreduce, progress %s\n", OVX_Progress_name(policy));
+#endif
     printf("time per iteration %.3f ms\n", elapsed / (double)iterations * 1e3);
     printf("result %s\n", out[count - 1] == expect ? "ok" : "WRONG");
   }
   free(in);
   free(out);
+#ifdef LOOP_LIBOVERLAP
+  OVX_Finalize();
+#endif
   MPI_Finalize();
   return 0;
 }

@@ -313,6 +313,14 @@ def loop_example(args, env, tmp):
         if w is None or w["completed"] != s["calls"] or not 0 < w["min"] <= w["median"] <= w["max"]:
             fail(f"iallreduce-loop: site {s['site']['text']}: wait window {w}")
     from_report(args, env, tmp, report, loop_sites)
+    if args.loop_liboverlap:
+        # The same loop on liboverlap's OVX_Iallreduce, under the policy of OVERLAP_PROGRESS
+        # (advise's caller set-up): the right sum, the policy named.
+        p = run(launcher(args, 2) + [args.loop_liboverlap, "65536", "2", "20"],
+                dict(env, OVERLAP_PROGRESS="caller"))
+        if (p.returncode != 0 or "result ok" not in p.stdout
+                or "OVX_Iallreduce, progress caller" not in p.stdout):
+            fail(f"iallreduce-loop on liboverlap: exit {p.returncode}\n{p.stdout}{p.stderr}")
     # advise under overlap-run: refused in one line, exit 2, before measuring anything.
     p = run(launcher(args, 1) + [args.run, "--", args.bench, "advise"], env)
     if p.returncode == 0 or "cannot run under overlap-run" not in p.stderr:
@@ -349,6 +357,7 @@ def main():
     ap.add_argument("--cluster", help="path of scripts/cluster: run on the emulated cluster")
     ap.add_argument("--loop", help="examples/iallreduce-loop's program")
     ap.add_argument("--run", help="overlap-run")
+    ap.add_argument("--loop-liboverlap", help="examples/iallreduce-loop built on liboverlap")
     args = ap.parse_args()
     env = mpi_env()
     if args.cluster and os.geteuid() != 0:

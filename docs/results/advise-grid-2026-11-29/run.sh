@@ -21,6 +21,10 @@ trap 'scripts/cluster down >/dev/null; rm -rf "$tmp"' EXIT
 scripts/cluster up 2
 for mpi in openmpi mpich; do
   mpicc.$mpi -O2 -g -o "$tmp/loop-$mpi" examples/iallreduce-loop/loop.c
+  # The same loop on liboverlap's OVX_Iallreduce: how a program gets `caller`.
+  lib=$root/build/test-$mpi/src/collectives
+  mpicc.$mpi -O2 -g -DLOOP_LIBOVERLAP -I include -I build/test-$mpi/include \
+    -o "$tmp/loop-ovx-$mpi" examples/iallreduce-loop/loop.c -L"$lib" -loverlap -Wl,-rpath,"$lib"
   to=()
   [ $mpi = mpich ] && to=(--timeout 180)  # MPICH 4.0.2 may hang in MPI_Finalize here
   bin=build/test-$mpi/src/apps
@@ -41,14 +45,16 @@ print(next(p['recommended'] for p in d['points'] if p['setup'] == 'advice'))" "$
     for how in advised shared; do
       [ $how = advised ] && want=$setup || want=shared
       pre=()
+      prog="$tmp/loop-$mpi"
       case $want in
         mpi) ;;
         shared|dedicated) pre=($bin/overlap-run --progress "$want" --) ;;
+        caller) pre=(env OVERLAP_PROGRESS=caller); prog="$tmp/loop-ovx-$mpi" ;;
         *) echo "advised $want: no program run for it" > "$here/$how-$mpi-r$rep.txt"
            continue ;;
       esac
-      scripts/cluster run --mpi $mpi -n 2 "${to[@]}" -- "${pre[@]}" "$tmp/loop-$mpi" 1048576 \
-        4 200 > "$here/$how-$mpi-r$rep.txt" 2>&1
+      scripts/cluster run --mpi $mpi -n 2 "${to[@]}" -- "${pre[@]}" "$prog" 1048576 4 200 \
+        > "$here/$how-$mpi-r$rep.txt" 2>&1
     done
   done
 done

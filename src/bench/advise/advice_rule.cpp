@@ -62,8 +62,8 @@ std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
   } else if (!varied.empty()) {
     std::string list;
     for (const std::string& v : varied) list += (list.empty() ? "" : ", ") + v;
-    note = "imprecise: the computation alone varied while " + list +
-           " ran (its note says how much); repeat the run";
+    note = "imprecise: the measurement of " + list +
+           " varied (its note says how much); repeat the run";
   }
   return note;
 }
@@ -71,13 +71,23 @@ std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
 }  // namespace
 
 std::string speed_note(const AdvisePoint& p) {
-  if (!p.nbc || !p.nbc->t_comp_ref) return "";
-  const measure::Spread& t = *p.nbc->t_comp_ref;
-  if (!(t.p25 > 0) || t.p75 <= t.p25 * (1 + kSpreadTolerance)) return "";
-  return fmt::format(
-      "imprecise: the computation alone took {}-{} (p25-p75) while this set-up "
-      "was measured (the machine's speed, or a thread beside it, varied)",
-      format_duration(t.p25), format_duration(t.p75));
+  if (p.nbc && p.nbc->t_comp_ref) {
+    const measure::Spread& t = *p.nbc->t_comp_ref;
+    if (t.p25 > 0 && t.p75 > t.p25 * (1 + kSpreadTolerance)) {
+      return fmt::format(
+          "imprecise: the computation alone took {}-{} (p25-p75) while this "
+          "set-up was measured (the machine's speed, or a thread beside it, "
+          "varied)",
+          format_duration(t.p25), format_duration(t.p75));
+    }
+  }
+  if (p.t_iter && p.t_iter->p25 > 0 && p.t_iter->p75 > p.t_iter->p25 * (1 + kLoopSpreadTolerance)) {
+    return fmt::format(
+        "imprecise: its loop's blocks took {}-{} per iteration (p25-p75): its time "
+        "is uncertain",
+        format_duration(p.t_iter->p25), format_duration(p.t_iter->p75));
+  }
+  return "";
 }
 
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
