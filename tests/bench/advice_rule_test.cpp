@@ -193,6 +193,13 @@ TEST(AdviceRule, TheOverallPointRecordsTheOneForAll) {
   points.push_back(recorded);
   const std::vector<std::string> lines = advice_summary(points, 0.03);
   EXPECT_NE(lines[3].find("for every cell: shared — as recorded"), std::string::npos) << lines[3];
+  // A cell whose advice was flagged imprecise makes the one for all imprecise too.
+  std::vector<AdvisePoint> flagged = two_cells();
+  flagged[3].reason = "imprecise: the same computation alone took ...";
+  EXPECT_EQ(overall_point(flagged, 0.03)
+                .reason.rfind("imprecise: built on cells flagged imprecise (1 KiB, 4 ms)", 0),
+            0u)
+      << overall_point(flagged, 0.03).reason;
   // Nothing measured in every cell: invalid, with the reason.
   const AdvisePoint none = overall_point({in_cell(measured(AdviseSetup::mpi, 1e-3), 8, 1e-3),
                                           in_cell(measured(AdviseSetup::shared, 1e-3), 16, 1e-3)},

@@ -314,6 +314,16 @@ AdvisePoint overall_point(const std::vector<AdvisePoint>& points, double margin)
       "at most {:.0f} % slower than a cell's fastest; within {:.0f} % of it "
       "in {} of {} cells",
       *a.worst_loss * 100, margin * 100, o.within, o.cells);
+  // Built on the cells' times: a cell whose comparison was imprecise makes it so too.
+  std::string flagged;
+  for (const AdvisePoint& p : points) {
+    if (p.setup == AdviseSetup::advice && p.reason.rfind("imprecise: ", 0) == 0)
+      flagged += (flagged.empty() ? "" : ", ") + cell_label(p);
+  }
+  if (!flagged.empty()) {
+    a.reason = "imprecise: built on cells flagged imprecise (" + flagged + "); repeat the run; " +
+               a.reason;
+  }
   return a;
 }
 

@@ -139,8 +139,13 @@ void apply_program_loop(const std::string& path, const OptionValues& v, AdviseCo
   c.from_loop = loop.summary;
 }
 
-// The grid's cells: messages (sizes, else times of MPI's own; ibarrier: one, its own time)
-// times computations, at most kMaxAdviseCells.
+// The grid's messages: the sizes, else the times of MPI's own; ibarrier: one, its own time.
+std::size_t messages_of(const AdviseConfig& c) {
+  if (c.op == Collective::barrier) return 1;
+  return c.sizes_bytes.empty() ? c.target_comms_s.size() : c.sizes_bytes.size();
+}
+
+// The grid's cells: messages times computations, at most kMaxAdviseCells.
 void check_cells(const AdviseConfig& c) {
   if (c.op == Collective::barrier) {
     if (!c.sizes_bytes.empty())
@@ -149,9 +154,7 @@ void check_cells(const AdviseConfig& c) {
       throw UsageError("--comm-time: ibarrier has no message to size; give one time or none");
   }
   if (!c.sizes_bytes.empty()) check_sizes_hold_an_element({c.op}, c.sizes_bytes, kNonblockingNames);
-  const std::size_t messages = c.op == Collective::barrier ? 1
-                               : c.sizes_bytes.empty()     ? c.target_comms_s.size()
-                                                           : c.sizes_bytes.size();
+  const std::size_t messages = messages_of(c);
   const std::size_t cells = messages * c.target_comps_s.size();
   if (cells > static_cast<std::size_t>(kMaxAdviseCells)) {
     throw UsageError(fmt::format(
@@ -346,10 +349,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
   // Every message with every computation, messages outer (ibarrier: one message).
   static std::vector<AdvisePoint> cells_of(const AdviseConfig& c) {
     std::vector<AdvisePoint> out;
-    const std::size_t messages = c.op == Collective::barrier ? 1
-                                 : c.sizes_bytes.empty()     ? c.target_comms_s.size()
-                                                             : c.sizes_bytes.size();
-    for (std::size_t m = 0; m < messages; ++m) {
+    for (std::size_t m = 0; m < messages_of(c); ++m) {
       for (double comp : c.target_comps_s) {
         AdvisePoint cell;
         if (c.op != Collective::barrier && !c.sizes_bytes.empty()) {
