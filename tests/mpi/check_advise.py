@@ -10,7 +10,9 @@ Runs: one rank given 2 cores (taskset), 2 threads: every set-up but MPI's asynch
 progress measured (that one skipped, saying how to measure it); 2 ranks on 2 cores (one
 core each): the +core set-ups skipped (none to leave free); with MPI's asynchronous progress
 on (MPICH_ASYNC_PROGRESS=1 / OMPI_MCA_btl_tcp_progress_thread=1): mpi skipped naming the
-variable, mpi-async measured and the advice's baseline. --resume of a file that lacks its
+variable, mpi-async measured and the advice's baseline. The set-ups' loops interleaved: in
+rounds, every set-up's block i before any set-up's block i + 1 (block starts in the file),
+and t_iter the median of the blocks recorded. --resume of a file that lacks its
 last set-up and the advice measures that set-up and recomputes the advice from all.
 With --cluster: 2 ranks on 2 nodes of the emulated cluster (one core each), the same checks
 of the file, the ranks on two hosts (MPICH 4.0.2 may hang in MPI_Finalize there after
@@ -55,6 +57,8 @@ def check_setup(p, threads, where):
     if p["status"] != "measured":
         if not p["reason"] or p["t_iter_s"] is not None or p["nbc"] is not None:
             fail(f"{where}: {p['status']} needs a reason and no numbers")
+        if p["status"] == "skipped" and (p["loop_blocks_s"] or p["loop_starts_s"]):
+            fail(f"{where}: skipped, yet loop blocks {p['loop_blocks_s']}")
         return
     if not p["how"]:
         fail(f"{where}: no 'how'")
@@ -79,6 +83,25 @@ def check_setup(p, threads, where):
             fail(f"{where}: {mine} {p[mine]} but nbc's {theirs} {n[theirs]}")
     if not (0 < p["t_iter_p25_s"] <= p["t_iter_s"] <= p["t_iter_p75_s"] and p["comp_cost"] > 0):
         fail(f"{where}: t_iter spread or comp_cost out of order")
+    blocks, starts = p["loop_blocks_s"], p["loop_starts_s"]
+    if not 1 <= len(blocks) <= 5 or len(starts) != len(blocks) or min(blocks) <= 0:
+        fail(f"{where}: loop blocks {blocks}, starts {starts}")
+    if len(blocks) % 2 == 1 and not close(sorted(blocks)[len(blocks) // 2], p["t_iter_s"]):
+        fail(f"{where}: t_iter {p['t_iter_s']} is not the median of its blocks {blocks}")
+    if starts != sorted(starts) or starts[0] < 0:
+        fail(f"{where}: block starts {starts} not in the order run")
+
+
+def check_interleaved(path, points):
+    """The set-ups' loops run in rounds, one block of each per round: every set-up's block i
+    starts before any set-up's block i + 1 (a run of the set-ups one after another fails)."""
+    runs = [p["loop_starts_s"] for p in points
+            if p["setup"] != "advice" and p["status"] == "measured"]
+    if len(runs) < 2 or any(len(s) != 5 for s in runs):
+        return  # a block late five times over is allowed; the rounds are then not whole
+    for i in range(4):
+        if max(s[i] for s in runs) >= min(s[i + 1] for s in runs):
+            fail(f"{path}: the set-ups' loops are not interleaved: block starts {runs}")
 
 
 def cells_of(points):
@@ -111,7 +134,7 @@ def overall_of(cells, margin):
     return next(s for s in ORDER if s in everywhere and worst[s] <= least + margin)
 
 
-def check_cell(path, points, asked, threads, margin):
+def check_cell(path, points, asked, threads, margin, interleaved):
     if [p["setup"] for p in points] != asked + ["advice"]:
         fail(f"{path}: points {[p['setup'] for p in points]}, asked {asked} + advice")
     msg = {p["msg_bytes"] for p in points[:-1] if p["status"] == "measured"}
@@ -119,6 +142,8 @@ def check_cell(path, points, asked, threads, margin):
         fail(f"{path}: set-ups measured at different sizes {msg}")
     for p in points[:-1]:
         check_setup(p, threads, f"{path} {p['setup']}")
+    if interleaved:
+        check_interleaved(path, points)
     a = points[-1]
     got = advice_of(points, margin)
     if got is None:
@@ -141,7 +166,7 @@ def check_cell(path, points, asked, threads, margin):
     return chosen
 
 
-def check_file(path, args, nranks, threads, out, margin=0.03, cells=1):
+def check_file(path, args, nranks, threads, out, margin=0.03, cells=1, interleaved=True):
     with open(path) as f:
         doc = json.load(f)
     args.np = nranks
@@ -152,7 +177,7 @@ def check_file(path, args, nranks, threads, out, margin=0.03, cells=1):
     grid = cells_of(doc["points"])
     if len(grid) != cells:
         fail(f"{path}: {len(grid)} cells, expected {cells}")
-    chosen = [check_cell(path, points, asked, threads, margin) for points in grid]
+    chosen = [check_cell(path, points, asked, threads, margin, interleaved) for points in grid]
     if cells == 1:
         if chosen[0] is not None and f"# advice: {chosen[0]['setup']} " not in out:
             fail(f"{path}: the console does not give the advice {chosen[0]['setup']}")
@@ -243,7 +268,7 @@ def grid(args, env, tmp):
     p = run(launcher(args, 2) + [args.bench, "advise", "--resume", part], env)
     if p.returncode != 0 or "resuming: 6 of 9 already measured" not in p.stdout:
         fail(f"grid --resume: exit {p.returncode}\n{p.stdout}")
-    check_file(part, args, 2, 1, p.stdout, cells=2)
+    check_file(part, args, 2, 1, p.stdout, cells=2, interleaved=False)
 
 
 def resume(args, env, tmp, full):
@@ -264,7 +289,8 @@ def resume(args, env, tmp, full):
         fail(f"advise --resume exited {p.returncode}")
     if "resuming: 6 of 8 already measured" not in p.stdout:
         fail("--resume did not continue the 6 set-ups of the file")
-    doc = check_file(part, args, 1, 2, p.stdout)
+    # The set-up measured on resuming ran its loop alone: not interleaved with the file's.
+    doc = check_file(part, args, 1, 2, p.stdout, interleaved=False)
     if by_setup(doc)[last]["status"] == "skipped":
         fail(f"--resume: {last} skipped")
 

@@ -75,7 +75,7 @@ def close(a, b, rel=1e-9):
 
 # The schema version each benchmark writes (docs/result-format.md).
 SCHEMA_VERSIONS = {"sync": 2, "nbc": 7, "impact": 3, "latency": 3, "coll": 3, "progress": 2,
-                   "part": 2, "p2p": 5, "advise": 2}
+                   "part": 2, "p2p": 5, "advise": 3}
 
 KINDS = {
     "number": lambda v: is_num(v),

@@ -130,6 +130,8 @@ TEST(ResultFile, EveryKindRoundTripsThroughItsSchema) {
   shared.msg_bytes = 1 << 20;
   shared.work_ratio = 1.0;
   shared.t_iter = measure::Spread{0.005, 0.0049, 0.0052};
+  shared.loop_blocks_s = {0.0049, 0.005, 0.0052};
+  shared.loop_starts_s = {0.0, 0.31, 0.62};
   shared.comp_cost = 1.0;
   shared.nbc = valid_nbc();
   bench::AdvisePoint skipped;

@@ -11,9 +11,10 @@
 #     prediction against the program.
 # Root (the emulated cluster). Builds from build/test-openmpi and build/test-mpich.
 #   REPS="1 2 3" docs/results/advise-grid-2026-11-29/run.sh    # about 5 minutes
+# OUT=FOLDER writes the results there instead of beside this script (a later build's run).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here=$(mkdir -p "${OUT:-$(dirname "$0")}" && cd "${OUT:-$(dirname "$0")}" && pwd)
 cd "$root"
 export OVERLAP_CLUSTER_PREFIX=grd- OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
@@ -58,5 +59,5 @@ print(next(p['recommended'] for p in d['points'] if p['setup'] == 'advice'))" "$
     done
   done
 done
-"$here/summarize.py" "$here" > "$here/summary.md"
+"$root/docs/results/advise-grid-2026-11-29/summarize.py" "$here" > "$here/summary.md"
 cat "$here/summary.md"

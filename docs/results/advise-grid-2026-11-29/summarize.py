@@ -59,6 +59,8 @@ for f in sorted(here.glob("grid-*-r*.json")):
 
         a = by["advice"]
         flag = "imprecise" if a["reason"].startswith("imprecise") else ""
+        if "the machine's speed changed" in a["reason"]:  # said since the loops interleave
+            flag = (flag + ", " if flag else "") + "speed changed"
         print(f"| {mpi} | {rep} | {kib(size)} | {ms('mpi')} | {ms('caller')} | {ms('shared')} | "
               f"{a['recommended']} | {a['speedup']:.2f} | {flag} |")
     s, w = overall(grid, doc["config"]["margin"])

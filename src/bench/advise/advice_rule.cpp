@@ -38,54 +38,63 @@ const AdvisePoint* overlapping_runner_up(const std::vector<const AdvisePoint*>& 
   return overlap ? r : nullptr;
 }
 
-// The computation alone of each measured all-core set-up: "imprecise: ..." when their
-// medians differ beyond kSpeedTolerance, or when a set-up's own spread did.
+// "imprecise: ..." when a measured set-up's loop blocks varied beyond
+// kLoopSpreadTolerance (its time per iteration, which the advice compares, is uncertain).
+std::string loop_imprecise(const std::vector<const AdvisePoint*>& measured) {
+  std::string list;
+  for (const AdvisePoint* p : measured) {
+    if (loop_note(*p).empty()) continue;
+    list += (list.empty() ? "" : ", ") + name(p->setup);
+  }
+  if (list.empty()) return "";
+  return "imprecise: the loop of " + list + " varied (its note says how much); repeat the run";
+}
+
+// The computation alone of each measured all-core set-up (in its nbc point): when the
+// medians differ beyond kSpeedTolerance the machine's speed changed during the run. The
+// loops are interleaved, so the comparison holds; the evidence columns (measured one set-up
+// after another) and the times may not be the program's. Empty when they agree.
 std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
   const AdvisePoint* lo = nullptr;
   const AdvisePoint* hi = nullptr;
-  std::vector<std::string> varied;
   for (const AdvisePoint* p : measured) {
-    if (!speed_note(*p).empty()) varied.push_back(name(p->setup));
     if (p->free_cores != 0 || !p->nbc || !p->nbc->t_comp_ref) continue;
     const double t = p->nbc->t_comp_ref->median;
     if (lo == nullptr || t < lo->nbc->t_comp_ref->median) lo = p;
     if (hi == nullptr || t > hi->nbc->t_comp_ref->median) hi = p;
   }
-  std::string note;
-  if (lo != nullptr &&
-      hi->nbc->t_comp_ref->median > lo->nbc->t_comp_ref->median * (1 + kSpeedTolerance)) {
-    note = fmt::format(
-        "imprecise: the same computation alone took {} ({}) to {} ({}): the machine's speed, "
-        "or a thread beside the computation, differed between set-ups; repeat the run",
-        format_duration(lo->nbc->t_comp_ref->median), name(lo->setup),
-        format_duration(hi->nbc->t_comp_ref->median), name(hi->setup));
-  } else if (!varied.empty()) {
-    std::string list;
-    for (const std::string& v : varied) list += (list.empty() ? "" : ", ") + v;
-    note = "imprecise: the measurement of " + list +
-           " varied (its note says how much); repeat the run";
-  }
-  return note;
+  if (lo == nullptr ||
+      hi->nbc->t_comp_ref->median <= lo->nbc->t_comp_ref->median * (1 + kSpeedTolerance))
+    return "";
+  return fmt::format(
+      "the machine's speed changed during the run: the same computation alone took {} ({}) to "
+      "{} ({}) in their nbc points; the loops were interleaved, so the comparison holds, but "
+      "r_ovh and r_slow were measured at different speeds",
+      format_duration(lo->nbc->t_comp_ref->median), name(lo->setup),
+      format_duration(hi->nbc->t_comp_ref->median), name(hi->setup));
 }
 
 }  // namespace
 
-std::string speed_note(const AdvisePoint& p) {
-  if (p.nbc && p.nbc->t_comp_ref) {
-    const measure::Spread& t = *p.nbc->t_comp_ref;
-    if (t.p25 > 0 && t.p75 > t.p25 * (1 + kSpreadTolerance)) {
-      return fmt::format(
-          "imprecise: the computation alone took {}-{} (p25-p75) while this "
-          "set-up was measured (the machine's speed, or a thread beside it, "
-          "varied)",
-          format_duration(t.p25), format_duration(t.p75));
-    }
-  }
+std::string loop_note(const AdvisePoint& p) {
   if (p.t_iter && p.t_iter->p25 > 0 && p.t_iter->p75 > p.t_iter->p25 * (1 + kLoopSpreadTolerance)) {
     return fmt::format(
         "imprecise: its loop's blocks took {}-{} per iteration (p25-p75): its time "
         "is uncertain",
         format_duration(p.t_iter->p25), format_duration(p.t_iter->p75));
+  }
+  return "";
+}
+
+std::string evidence_note(const AdvisePoint& p) {
+  if (p.nbc && p.nbc->t_comp_ref) {
+    const measure::Spread& t = *p.nbc->t_comp_ref;
+    if (t.p25 > 0 && t.p75 > t.p25 * (1 + kSpreadTolerance)) {
+      return fmt::format(
+          "r_ovh and r_slow uncertain: the computation alone took {}-{} (p25-p75) during its "
+          "nbc point (the machine's speed, or a thread beside it, varied)",
+          format_duration(t.p25), format_duration(t.p75));
+    }
   }
   return "";
 }
@@ -136,7 +145,7 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
     a.null_reasons["speedup"] = "MPI's own set-up was not measured";
   }
   std::vector<std::string> notes;
-  if (std::string speed = speed_change(measured); !speed.empty()) notes.push_back(speed);
+  if (std::string loop = loop_imprecise(measured); !loop.empty()) notes.push_back(loop);
   if (chosen->t_iter->median > best) {
     notes.push_back(fmt::format("within {:.0f} % of the fastest ({}), and simpler", margin * 100,
                                 format_duration(best)));
@@ -149,6 +158,7 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
                     format_duration(r->t_iter->p25), format_duration(r->t_iter->p75),
                     format_duration(chosen->t_iter->p25), format_duration(chosen->t_iter->p75)));
   }
+  if (std::string speed = speed_change(measured); !speed.empty()) notes.push_back(speed);
   for (const std::string& n : notes) a.reason += (a.reason.empty() ? "" : "; ") + n;
   return a;
 }

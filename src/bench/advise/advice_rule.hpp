@@ -18,29 +18,33 @@
 
 namespace overlap::bench {
 
-// Set-ups are measured one after another, so a change in the machine's speed meanwhile
-// (a virtual machine's host taking its cores) reads as a difference between set-ups. The
-// computation alone (nbc's t_comp_ref: the same work in every all-core set-up) shows it,
-// and so does a thread beside the computation that varies (MPI's own progress thread on
-// the computation's core). Medians of a cell's all-core set-ups more than kSpeedTolerance
-// apart, or a set-up's p75 more than kSpreadTolerance above its p25, make the comparison
-// imprecise, and the notes say so with the numbers. (Generous on purpose: on this
-// project's virtual machines the computation alone varies by 10-30 % from set-up to
-// set-up in ordinary runs, docs/results/advise-grid-2026-11-29.)
+// A set-up's loop blocks are interleaved with the other set-ups' of its cell, so a change
+// in the machine's speed (a virtual machine's host taking its cores) falls on all of them
+// alike; its nbc point (the evidence: r_ovh, r_slow) is measured one set-up after another.
+// A set-up's loop blocks whose p75 is more than kLoopSpreadTolerance above their p25 make
+// its time per iteration uncertain, and the advice imprecise (seen once in 102 set-ups
+// measured before the loops were interleaved: `caller` at 1 MiB with Open MPI,
+// 13.0-16.1 ms, whose transfers sometimes moved during the computation).
+inline constexpr double kLoopSpreadTolerance = 0.15;
+// The computation alone (nbc's t_comp_ref) with its p75 more than kSpreadTolerance above
+// its p25 makes a set-up's evidence uncertain; the medians of a cell's all-core set-ups more
+// than kSpeedTolerance apart say the machine's speed changed during the cell. (Generous on
+// purpose: on this project's virtual machines the computation alone varies by 10-30 % from
+// set-up to set-up in ordinary runs, docs/results/advise-grid-2026-11-29.)
 inline constexpr double kSpeedTolerance = 0.25;
 inline constexpr double kSpreadTolerance = 0.5;
-// A set-up's loop blocks whose p75 is more than this above their p25: its time per
-// iteration is uncertain (seen once in 102 set-ups measured here: `caller` at 1 MiB with
-// Open MPI, 13.0-16.1 ms, whose transfers sometimes moved during the computation).
-inline constexpr double kLoopSpreadTolerance = 0.15;
 
-// The note of a set-up whose computation alone varied beyond kSpreadTolerance, or whose
-// loop blocks varied beyond kLoopSpreadTolerance, while it was measured (empty: none).
-std::string speed_note(const AdvisePoint& p);
+// "imprecise: ..." with the numbers for a set-up whose loop blocks varied beyond
+// kLoopSpreadTolerance (empty: none).
+std::string loop_note(const AdvisePoint& p);
+// The note of a set-up whose computation alone varied beyond kSpreadTolerance during its
+// nbc point (empty: none).
+std::string evidence_note(const AdvisePoint& p);
 
 // The advice point (setup advice) for `points` (the set-ups; any advice among them is
 // ignored). Status invalid, with the reason, when no set-up was measured. Its reason
-// starts with "imprecise: " (and the numbers) when the computation's speed changed.
+// starts with "imprecise: " when a set-up's loop varied (loop_note), and says when the
+// machine's speed changed between the set-ups' nbc points.
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin);
 
 // What a program does to get `setup` on ranks running `threads` computation threads

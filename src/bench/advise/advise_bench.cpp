@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -211,30 +213,45 @@ std::vector<std::vector<int>> all_but_last(std::vector<std::vector<int>> pus) {
   return pus;
 }
 
-// The program's loop as it runs, back to back: `blocks` blocks of `per_block` iterations of
-// start, compute, wait, each block from the sync barrier; per block the slowest rank's
-// time over its iterations. A block some rank entered late (its ranks did not start
-// together: the others' times include waiting for it) is run again, up to `blocks` extra
-// times. The kept blocks' median and quartiles (all ranks know them), or nothing when
-// every block was late.
-std::optional<measure::Spread> steady_loop(GlobalClock& clock, Operation& op,
-                                           compute::Workload& work, int blocks, int per_block) {
-  std::vector<double> per_iteration;
-  for (int tries = 0; tries < 2 * blocks && static_cast<int>(per_iteration.size()) < blocks;
-       ++tries) {
-    const bool late = clock.barrier();
-    const double t0 = clock.now();
-    for (int i = 0; i < per_block; ++i) {
-      op.start();
-      work.run();
-      op.wait();
-    }
-    double mine[2] = {(clock.now() - t0) / per_block, late ? 1.0 : 0.0}, all[2] = {0, 0};
-    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, clock.comm());
-    if (all[1] == 0) per_iteration.push_back(all[0]);
+// One block of the program's loop as it runs, back to back: `per_block` iterations of
+// start, compute, wait from the sync barrier. Its start on the global clock, and the
+// slowest rank's time per iteration (all ranks know it), or none when some rank entered
+// the block late (its ranks did not start together: the others' times include waiting for
+// it).
+struct LoopBlock {
+  double start = 0;
+  std::optional<double> per_iteration;
+};
+LoopBlock loop_block(GlobalClock& clock, Operation& op, compute::Workload& work, int per_block) {
+  const bool late = clock.barrier();
+  LoopBlock b;
+  b.start = clock.now();
+  for (int i = 0; i < per_block; ++i) {
+    op.start();
+    work.run();
+    op.wait();
   }
-  if (per_iteration.empty()) return std::nullopt;
-  return measure::spread(per_iteration);
+  double mine[2] = {(clock.now() - b.start) / per_block, late ? 1.0 : 0.0}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, clock.comm());
+  if (all[1] == 0) b.per_iteration = all[0];
+  return b;
+}
+
+// One set-up of a cell while the cell is measured: its point so far and its loop.
+struct SetupRun {
+  AdvisePoint p;
+  bool loops = false;  // its nbc point was measured (all ranks agree): its loop is run
+  Implementation impl = Implementation::mpi;
+  bool fewer = false;          // one core left free
+  long n = 0;                  // its GEMM order
+  std::vector<double> blocks;  // the loop's blocks kept: time per iteration
+  std::vector<double> starts;  // and their starts, from the start of the cell's loops
+  int tries = 0;               // blocks run, late ones included
+  double seconds = 0;          // wall time spent on it
+};
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 // The sweep: every set-up asked for, then the advice.
@@ -282,6 +299,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
   // message and the work of those measured there (an all-core one's), as one run would.
   void resumed(const std::vector<AdvisePoint>& points) override {
     points_ = points;
+    resumed_ = points;
     const auto op = collective_calls(clock_.comm())(Implementation::mpi, config_.op);
     for (const AdvisePoint& p : points) {
       if (p.status != AdviseStatus::measured || p.free_cores != 0 || !p.msg_bytes || !p.comp_size)
@@ -310,18 +328,27 @@ class AdviseRun : public Sweep<AdvisePoint> {
       copy_cell(k, a);
       return {a};
     }
-    AdvisePoint p = measure_setup(k);
+    // The first set-up asked for in a cell measures all of them.
+    const int c = cell_of(k);
+    if (cell_points_.count(c) == 0) measure_cell(c);
+    std::vector<AdvisePoint>& ready = cell_points_[c];
+    const auto it = std::find_if(ready.begin(), ready.end(),
+                                 [&](const AdvisePoint& p) { return p.same_key(k); });
+    AdvisePoint p = std::move(*it);
+    ready.erase(it);
     if (clock_.rank() == 0) points_.push_back(p);
     return {p};
   }
 
+  // A cell is measured by its first set-up (the others' loops are interleaved with its).
   double weight(const AdvisePoint& k) const override {
-    if (k.setup >= AdviseSetup::advice) return 0.01;
+    if (k.setup >= AdviseSetup::advice || k.setup != config_.setups.front()) return 0.01;
     const double comm = k.cell_comm_s.value_or(config_.target_comms_s.front());
     const double iteration = 2 * (comm + 2 * k.cell_comp_s.value_or(0));
-    const double loop = (kLoopBlocks + 0.5) * config_.iterations * iteration / 2;
-    return (config_.iterations + config_.warmup + 4.0 * config_.calibration_runs) * iteration +
-           loop;
+    const double loop = (kLoopBlocks * (config_.iterations + 1.5) + config_.warmup) * iteration / 2;
+    const double setup =
+        (config_.iterations + config_.warmup + 4.0 * config_.calibration_runs) * iteration + loop;
+    return setup * static_cast<double>(config_.setups.size());
   }
   std::optional<double> calibration_s() const override { return calibration_s_; }
   std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
@@ -445,10 +472,14 @@ class AdviseRun : public Sweep<AdvisePoint> {
     return OVX_Progress_name(now);
   }
 
-  AdvisePoint measure_setup(const AdvisePoint& k) {
+  // A set-up's point up to its loop: why it cannot run, or its nbc point (the evidence)
+  // with liboverlap started with its policy.
+  SetupRun prepare(const AdvisePoint& k) {
     const auto started = std::chrono::steady_clock::now();
     const AdviseSetup s = k.setup;
-    AdvisePoint p = key(s, k);
+    SetupRun r;
+    AdvisePoint& p = r.p;
+    p = key(s, k);
     p.how = how_to_get(s, kMpich, threads_);
     p.reason = unavailable(s);
     const Sized* z = p.reason.empty() ? &sizes(k) : nullptr;
@@ -458,70 +489,131 @@ class AdviseRun : public Sweep<AdvisePoint> {
     }
     if (!p.reason.empty()) {
       if (p.status != AdviseStatus::invalid) p.status = AdviseStatus::skipped;
-      return p;
+      return r;
     }
-    const long elements = z->elements, comp_size = z->comp_size;
     std::string why;
     const std::string progress = engine_for(s, why);
     if (!why.empty()) {
       p.status = AdviseStatus::skipped;
       p.reason = why;
-      return p;
+      return r;
     }
     if (uses_liboverlap(s)) p.progress = progress;
-    const bool fewer = leaves_core(s);
-    NbcSweep& sweep = fewer ? *sweep_fewer_ : sweep_all_;
-    const int t = fewer ? threads_ - 1 : threads_;
+    r.fewer = leaves_core(s);
+    r.impl = uses_liboverlap(s) ? Implementation::overlap : Implementation::mpi;
+    NbcSweep& sweep = r.fewer ? *sweep_fewer_ : sweep_all_;
+    const int t = r.fewer ? threads_ - 1 : threads_;
     // The same work on one thread fewer: each thread's GEMM grows by t_all / t (n^3 each).
-    const long n = fewer ? std::lround(static_cast<double>(comp_size) *
-                                       std::cbrt(static_cast<double>(threads_) / t))
-                         : comp_size;
-    const Implementation impl = uses_liboverlap(s) ? Implementation::overlap : Implementation::mpi;
+    r.n = r.fewer ? std::lround(static_cast<double>(z->comp_size) *
+                                std::cbrt(static_cast<double>(threads_) / t))
+                  : z->comp_size;
     NbcPoint nk;  // targets 0: the references are not checked against a target
-    nk.impl = impl;
+    nk.impl = r.impl;
     nk.op = config_.op;
     // What the freed core costs: the same work alone on one thread fewer, side by side
     // with every core.
-    if (fewer) p.comp_cost = sweep.comp_alone(n) / sweep_all_.comp_alone(comp_size);
-    NbcPoint rec = sweep.measure_at(nk, elements, n);
-    // The loop as the program runs it (nbc's iterations are each between sync barriers,
-    // with the bare phases between them: a progress thread sleeps there, a program's
-    // loop keeps it busy).
-    std::unique_ptr<Operation> call = collective_calls(clock_.comm())(impl, config_.op);
-    if (call->has_size()) call->resize(elements);
-    compute::Workload& work = fewer ? *fewer_ : all_;
-    work.resize(n);
-    steady_loop(clock_, *call, work, 1, 1 + config_.warmup);
-    const std::optional<measure::Spread> loop =
-        steady_loop(clock_, *call, work, kLoopBlocks, config_.iterations);
+    p.comp_cost = r.fewer ? sweep.comp_alone(r.n) / sweep_all_.comp_alone(z->comp_size) : 1.0;
+    p.nbc = sweep.measure_at(nk, z->elements, r.n);
     p.threads = t;
-    p.free_cores = fewer ? 1 : 0;
-    p.msg_bytes = rec.msg_bytes;
-    p.comp_size = n;
-    p.work_ratio = t * std::pow(static_cast<double>(n), 3) /
-                   (threads_ * std::pow(static_cast<double>(comp_size), 3));
-    if (!fewer) p.comp_cost = 1.0;
-    if (rec.valid && !loop) {
+    p.free_cores = r.fewer ? 1 : 0;
+    p.msg_bytes = p.nbc->msg_bytes;
+    p.comp_size = r.n;
+    p.work_ratio = t * std::pow(static_cast<double>(r.n), 3) /
+                   (threads_ * std::pow(static_cast<double>(z->comp_size), 3));
+    p.reason = z->note;
+    r.loops = true;
+    r.seconds = since(started);
+    return r;
+  }
+
+  // The loops of a cell's set-ups as the program runs its loop (nbc's iterations are each
+  // between sync barriers, with the bare phases between them: a progress thread sleeps
+  // there, a program's loop keeps it busy), interleaved: kLoopBlocks rounds of one block
+  // per set-up, forward then backward, so a change in the machine's speed during the cell
+  // falls on every set-up alike. Each block after liboverlap is switched to the set-up's
+  // policy and one unrecorded iteration (the first round: --warmup more); a late block is
+  // run again, at most 2 * kLoopBlocks blocks per set-up.
+  void loop_interleaved(std::vector<SetupRun>& runs, long elements) {
+    std::map<Implementation, std::unique_ptr<Operation>> calls;
+    for (const SetupRun& r : runs) {
+      if (!r.loops || calls.count(r.impl) != 0) continue;
+      auto call = collective_calls(clock_.comm())(r.impl, config_.op);
+      if (call->has_size()) call->resize(elements);
+      calls[r.impl] = std::move(call);
+    }
+    const double t_base = clock_.now();
+    for (int round = 0; round < kLoopBlocks; ++round) {
+      for (std::size_t j = 0; j < runs.size(); ++j) {
+        SetupRun& r = runs[round % 2 == 0 ? j : runs.size() - 1 - j];
+        if (!r.loops) continue;
+        const auto started = std::chrono::steady_clock::now();
+        std::string why;
+        engine_for(r.p.setup, why);
+        if (!why.empty()) {
+          r.loops = false;
+          r.p.status = AdviseStatus::invalid;
+          r.p.reason = "liboverlap did not restart between the loop's blocks: " + why;
+          continue;
+        }
+        Operation& call = *calls.at(r.impl);
+        compute::Workload& work = r.fewer ? *fewer_ : all_;
+        work.resize(r.n);
+        loop_block(clock_, call, work, round == 0 ? 1 + config_.warmup : 1);
+        while (r.tries < 2 * kLoopBlocks) {
+          ++r.tries;
+          const LoopBlock b = loop_block(clock_, call, work, config_.iterations);
+          if (b.per_iteration) {
+            r.blocks.push_back(*b.per_iteration);
+            r.starts.push_back(b.start - t_base);
+            break;
+          }
+        }
+        r.seconds += since(started);
+      }
+    }
+  }
+
+  // The point of a set-up whose loop has run.
+  static AdvisePoint finish(SetupRun r) {
+    AdvisePoint& p = r.p;
+    p.elapsed_s = r.seconds;
+    if (!r.loops) return std::move(p);
+    const NbcPoint& rec = *p.nbc;
+    if (rec.valid && r.blocks.empty()) {
       p.status = AdviseStatus::invalid;
       p.reason = "every block of the loop had a rank that left the sync barrier late (" +
-                 std::to_string(2 * kLoopBlocks) + " tried)";
+                 std::to_string(r.tries) + " tried)";
     } else if (rec.valid) {
       p.status = AdviseStatus::measured;
-      p.t_iter = loop;
+      p.t_iter = measure::spread(r.blocks);
+      p.loop_blocks_s = r.blocks;
+      p.loop_starts_s = r.starts;
       if (rec.r_overhead) p.r_overhead = rec.r_overhead->median;
       if (rec.r_comp_slowdown) p.r_comp_slowdown = rec.r_comp_slowdown->median;
-      p.reason = z->note;
+      for (const std::string& note : {evidence_note(p), loop_note(p)}) {
+        if (!note.empty()) p.reason = note + (p.reason.empty() ? "" : "; " + p.reason);
+      }
     } else {
       p.status = AdviseStatus::invalid;
       p.reason = rec.invalid_reason;
     }
-    p.nbc = std::move(rec);
-    if (p.status == AdviseStatus::measured) {
-      if (const std::string speed = speed_note(p); !speed.empty())
-        p.reason = speed + (p.reason.empty() ? "" : "; " + p.reason);
+    return std::move(p);
+  }
+
+  // Every set-up of cell `c` not read back by --resume: each one's nbc point, then their
+  // loops interleaved; the points kept for measure() to hand out one by one.
+  void measure_cell(int c) {
+    std::vector<SetupRun> runs;
+    for (AdviseSetup s : config_.setups) {
+      const AdvisePoint k = key(s, cells_[static_cast<std::size_t>(c)]);
+      const bool resumed = std::any_of(resumed_.begin(), resumed_.end(),
+                                       [&](const AdvisePoint& p) { return p.same_key(k); });
+      if (!resumed) runs.push_back(prepare(k));
     }
-    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return p;
+    const auto z = sized_.find(c);
+    if (z != sized_.end() && z->second.error.empty()) loop_interleaved(runs, z->second.elements);
+    std::vector<AdvisePoint>& out = cell_points_[c];
+    for (SetupRun& r : runs) out.push_back(finish(std::move(r)));
   }
 
   GlobalClock clock_;
@@ -538,7 +630,9 @@ class AdviseRun : public Sweep<AdvisePoint> {
   cpu_set_t main_mask_{};
   std::map<int, Sized> sized_;  // by cell
   double calibration_s_ = 0;
-  std::vector<AdvisePoint> points_;  // complete on rank 0
+  std::vector<AdvisePoint> points_;                      // complete on rank 0
+  std::vector<AdvisePoint> resumed_;                     // read back by --resume (every rank)
+  std::map<int, std::vector<AdvisePoint>> cell_points_;  // measured, by cell, not yet handed out
 };
 
 std::unique_ptr<Sweep<AdvisePoint>> start_advise(const RunResources& r, const AdviseConfig& c) {

@@ -71,8 +71,15 @@ const Schema<AdvisePoint>& advise_point_schema() {
           .spread("t_iter", "_s", &P::t_iter, Unit::seconds,
                   "time per iteration of the program's loop run back to back (start the "
                   "collective, compute, wait): 5 blocks of `iterations`, each from the sync "
-                  "barrier (a block a rank entered late is run again), per block the slowest "
-                  "rank's mean; median over blocks")
+                  "barrier (a block a rank entered late is run again), interleaved with the "
+                  "cell's other set-ups' blocks; per block the slowest rank's mean; median "
+                  "over blocks")
+          .add("loop_blocks_s", &P::loop_blocks_s, Unit::seconds,
+               "the loop's kept blocks in the order run: time per iteration, slowest rank "
+               "(empty when not measured)")
+          .add("loop_starts_s", &P::loop_starts_s, Unit::seconds,
+               "when each of those blocks started: rank 0's global clock, from the start of "
+               "the cell's loops (the set-ups' blocks interleave)")
           .add("comp_cost", &P::comp_cost, Unit::ratio,
                "the computation alone on this set-up's threads over the computation alone on "
                "every core, measured side by side: what a freed core costs (1 on every core)")
@@ -96,7 +103,8 @@ const Schema<AdvisePoint>& advise_point_schema() {
                "overall: the cells where it is within margin of the fastest")
           .add("cells", &P::cells, Unit::count, "overall: the cells with a measured set-up")
           .reasons(&P::null_reasons)
-          .add("elapsed_s", &P::elapsed_s, Unit::seconds, "wall time of this point");
+          .add("elapsed_s", &P::elapsed_s, Unit::seconds,
+               "wall time of this point (a set-up: its nbc point and its loop's blocks)");
   return s;
 }
 

@@ -17,7 +17,7 @@
 
 namespace overlap::bench {
 
-inline constexpr int kAdviseSchemaVersion = 2;
+inline constexpr int kAdviseSchemaVersion = 3;
 
 // The ways a program can progress its nonblocking communication, simplest first (the
 // advice prefers the earlier of two within its margin). `+core`: one core of each rank
@@ -102,6 +102,9 @@ struct AdvisePoint {
   // wait), the computation alone on this set-up's threads over the computation on every
   // core, and nbc's ratios.
   std::optional<measure::Spread> t_iter;
+  // The loop's kept blocks, in the order run: each one's time per iteration (slowest rank)
+  // and its start (rank 0's global clock, from the start of the cell's loops).
+  std::vector<double> loop_blocks_s, loop_starts_s;
   std::optional<double> r_overhead, r_comp_slowdown, comp_cost;
   std::optional<NbcPoint> nbc;  // the full measurement, as `overlap-bench nbc` records it
   // The advice point.
