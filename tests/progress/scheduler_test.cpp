@@ -450,9 +450,13 @@ TEST(Engine, SharedThreadStandsDownWhileTheApplicationPasses) {
     }
     const auto during = e.thread_stats();
     if (stand_down) {
-      // At most the pass under way when the application started.
-      EXPECT_LE(during.passes, before.passes + 1);
+      // Mostly stood down. Not never passing: where the application's thread is descheduled
+      // for longer than a pause (a loaded machine: seen with a build running beside), the thread
+      // sees no call since it last looked and rightly passes.
       EXPECT_GE(during.stood_down, before.stood_down + 5);
+      EXPECT_LT(during.passes - before.passes, during.stood_down - before.stood_down)
+          << "passed " << during.passes - before.passes << " times, stood down "
+          << during.stood_down - before.stood_down;
       // The application stops: the thread passes again.
       EXPECT_TRUE(wait_until([&] { return e.thread_stats().passes >= during.passes + 2; }));
     } else {
