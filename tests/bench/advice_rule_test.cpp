@@ -241,6 +241,14 @@ TEST(AdviceRule, TheMachinesSpeedChangingBetweenSetUpsIsSaidButLeavesTheAdvicePr
             std::string::npos)
       << a.reason;
   EXPECT_EQ(a.reason.find("imprecise"), std::string::npos) << a.reason;
+  // The set-ups' loops measured apart (a cell finished by --resume): imprecise.
+  const AdvisePoint apart = advise(points, 0.03, false);
+  EXPECT_EQ(apart.reason.rfind("imprecise: the same computation alone took 4 ms (mpi) to 6.5 ms "
+                               "(caller)",
+                               0),
+            0u)
+      << apart.reason;
+  EXPECT_NE(apart.reason.find("--resume"), std::string::npos) << apart.reason;
   points.push_back(a);
   EXPECT_EQ(advice_summary(points, 0.03)[1].find("imprecise"), std::string::npos);
   // Within the tolerance (ordinary variation on a virtual machine): nothing said.

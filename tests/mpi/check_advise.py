@@ -94,14 +94,39 @@ def check_setup(p, threads, where):
 
 def check_interleaved(path, points):
     """The set-ups' loops run in rounds, one block of each per round: every set-up's block i
-    starts before any set-up's block i + 1 (a run of the set-ups one after another fails)."""
+    starts before any set-up's block i + 1, and each round runs the set-ups in the order
+    opposite to the round before (a run of the set-ups one after another fails, and so does
+    one always in the same order)."""
     runs = [p["loop_starts_s"] for p in points
             if p["setup"] != "advice" and p["status"] == "measured"]
     if len(runs) < 2 or any(len(s) != 5 for s in runs):
-        return  # a block late five times over is allowed; the rounds are then not whole
-    for i in range(4):
-        if max(s[i] for s in runs) >= min(s[i + 1] for s in runs):
+        return  # a round whose block was late twice has none of that set-up: not whole
+    orders = []
+    for i in range(5):
+        if i < 4 and max(s[i] for s in runs) >= min(s[i + 1] for s in runs):
             fail(f"{path}: the set-ups' loops are not interleaved: block starts {runs}")
+        orders.append(sorted(range(len(runs)), key=lambda k: runs[k][i]))
+    for i in range(1, 5):
+        if orders[i] != orders[i - 1][::-1]:
+            fail(f"{path}: round {i} runs the set-ups in the order {orders[i]}, round {i - 1} "
+                 f"in {orders[i - 1]}: not reversed")
+
+
+def check_flags(path, points):
+    """advice_rule.hpp's flag: a set-up whose loop blocks' p75 is more than 15 % above their
+    p25 says imprecise, and so does the advice then (recomputed from the file)."""
+    varied = False
+    for p in points[:-1]:
+        if p["status"] != "measured":
+            continue
+        spread = p["t_iter_p75_s"] > p["t_iter_p25_s"] * (1 + 0.15)
+        if spread != p["reason"].startswith("imprecise: its loop's blocks took"):
+            fail(f"{path} {p['setup']}: blocks {p['t_iter_p25_s']}-{p['t_iter_p75_s']} (p25-p75) "
+                 f"but the note is {p['reason']!r}")
+        varied = varied or spread
+    a = points[-1]
+    if a["status"] == "measured" and varied and not a["reason"].startswith("imprecise: "):
+        fail(f"{path}: a set-up's loop varied, yet the advice is not imprecise: {a['reason']!r}")
 
 
 def cells_of(points):
@@ -144,6 +169,7 @@ def check_cell(path, points, asked, threads, margin, interleaved):
         check_setup(p, threads, f"{path} {p['setup']}")
     if interleaved:
         check_interleaved(path, points)
+    check_flags(path, points)
     a = points[-1]
     got = advice_of(points, margin)
     if got is None:

@@ -51,10 +51,11 @@ std::string loop_imprecise(const std::vector<const AdvisePoint*>& measured) {
 }
 
 // The computation alone of each measured all-core set-up (in its nbc point): when the
-// medians differ beyond kSpeedTolerance the machine's speed changed during the run. The
-// loops are interleaved, so the comparison holds; the evidence columns (measured one set-up
-// after another) and the times may not be the program's. Empty when they agree.
-std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
+// medians differ beyond kSpeedTolerance the machine's speed changed during the run. With the
+// loops interleaved the comparison holds (the evidence columns, measured one set-up after
+// another, and the times may not be the program's); with them measured apart (a cell
+// finished by --resume) it is imprecise. Empty when they agree.
+std::string speed_change(const std::vector<const AdvisePoint*>& measured, bool interleaved) {
   const AdvisePoint* lo = nullptr;
   const AdvisePoint* hi = nullptr;
   for (const AdvisePoint* p : measured) {
@@ -66,12 +67,17 @@ std::string speed_change(const std::vector<const AdvisePoint*>& measured) {
   if (lo == nullptr ||
       hi->nbc->t_comp_ref->median <= lo->nbc->t_comp_ref->median * (1 + kSpeedTolerance))
     return "";
-  return fmt::format(
-      "the machine's speed changed during the run: the same computation alone took {} ({}) to "
-      "{} ({}) in their nbc points; the loops were interleaved, so the comparison holds, but "
-      "r_ovh and r_slow were measured at different speeds",
-      format_duration(lo->nbc->t_comp_ref->median), name(lo->setup),
-      format_duration(hi->nbc->t_comp_ref->median), name(hi->setup));
+  const std::string took =
+      fmt::format("the same computation alone took {} ({}) to {} ({}) in their nbc points",
+                  format_duration(lo->nbc->t_comp_ref->median), name(lo->setup),
+                  format_duration(hi->nbc->t_comp_ref->median), name(hi->setup));
+  if (!interleaved) {
+    return "imprecise: " + took +
+           ", and the set-ups' loops ran in two runs (--resume), not interleaved; repeat the run";
+  }
+  return "the machine's speed changed during the run: " + took +
+         "; the loops were interleaved, so the comparison holds, but r_ovh and r_slow were "
+         "measured at different speeds";
 }
 
 }  // namespace
@@ -99,7 +105,7 @@ std::string evidence_note(const AdvisePoint& p) {
   return "";
 }
 
-AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
+AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin, bool interleaved) {
   AdvisePoint a;
   a.setup = AdviseSetup::advice;
   std::vector<const AdvisePoint*> measured;
@@ -158,7 +164,9 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin) {
                     format_duration(r->t_iter->p25), format_duration(r->t_iter->p75),
                     format_duration(chosen->t_iter->p25), format_duration(chosen->t_iter->p75)));
   }
-  if (std::string speed = speed_change(measured); !speed.empty()) notes.push_back(speed);
+  if (std::string speed = speed_change(measured, interleaved); !speed.empty()) {
+    notes.insert(speed.rfind("imprecise: ", 0) == 0 ? notes.begin() : notes.end(), speed);
+  }
   for (const std::string& n : notes) a.reason += (a.reason.empty() ? "" : "; ") + n;
   return a;
 }

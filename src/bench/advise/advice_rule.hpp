@@ -44,8 +44,9 @@ std::string evidence_note(const AdvisePoint& p);
 // The advice point (setup advice) for `points` (the set-ups; any advice among them is
 // ignored). Status invalid, with the reason, when no set-up was measured. Its reason
 // starts with "imprecise: " when a set-up's loop varied (loop_note), and says when the
-// machine's speed changed between the set-ups' nbc points.
-AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin);
+// machine's speed changed between the set-ups' nbc points: imprecise too when the set-ups'
+// loops were not `interleaved` (a cell finished by --resume).
+AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin, bool interleaved = true);
 
 // What a program does to get `setup` on ranks running `threads` computation threads
 // (mpich: the MPI library is MPICH, else Open MPI).

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "base/duration.hpp"
 #include "base/usage_error.hpp"
@@ -321,10 +322,16 @@ class AdviseRun : public Sweep<AdvisePoint> {
     if (k.setup == AdviseSetup::advice) {
       if (clock_.rank() != 0) return {};
       std::vector<AdvisePoint> here;
+      int resumed = 0;
       for (const AdvisePoint& p : points_) {
-        if (p.same_cell(k)) here.push_back(p);
+        if (!p.same_cell(k)) continue;
+        here.push_back(p);
+        if (p.setup < AdviseSetup::advice && was_resumed(p)) ++resumed;
       }
-      AdvisePoint a = advise(here, config_.margin);
+      // A cell cut by an interruption: the set-ups measured on resuming ran their loops
+      // apart from the file's.
+      const bool apart = resumed > 0 && resumed < static_cast<int>(config_.setups.size());
+      AdvisePoint a = advise(here, config_.margin, !apart);
       copy_cell(k, a);
       return {a};
     }
@@ -334,21 +341,30 @@ class AdviseRun : public Sweep<AdvisePoint> {
     std::vector<AdvisePoint>& ready = cell_points_[c];
     const auto it = std::find_if(ready.begin(), ready.end(),
                                  [&](const AdvisePoint& p) { return p.same_key(k); });
+    if (it == ready.end()) throw std::logic_error("advise: a set-up was asked for twice");
     AdvisePoint p = std::move(*it);
     ready.erase(it);
     if (clock_.rank() == 0) points_.push_back(p);
     return {p};
   }
 
-  // A cell is measured by its first set-up (the others' loops are interleaved with its).
+  // A cell is measured by its first set-up still to measure (the others' loops are
+  // interleaved with its): it carries the cell's weight.
   double weight(const AdvisePoint& k) const override {
-    if (k.setup >= AdviseSetup::advice || k.setup != config_.setups.front()) return 0.01;
+    if (k.setup >= AdviseSetup::advice) return 0.01;
+    std::size_t missing = 0;
+    bool first = false;
+    for (AdviseSetup s : config_.setups) {
+      if (was_resumed(key(s, k))) continue;
+      if (missing++ == 0) first = s == k.setup;
+    }
+    if (!first) return 0.01;
     const double comm = k.cell_comm_s.value_or(config_.target_comms_s.front());
     const double iteration = 2 * (comm + 2 * k.cell_comp_s.value_or(0));
     const double loop = (kLoopBlocks * (config_.iterations + 1.5) + config_.warmup) * iteration / 2;
     const double setup =
         (config_.iterations + config_.warmup + 4.0 * config_.calibration_runs) * iteration + loop;
-    return setup * static_cast<double>(config_.setups.size());
+    return setup * static_cast<double>(missing);
   }
   std::optional<double> calibration_s() const override { return calibration_s_; }
   std::optional<ClockSyncQuality> clock_quality() const override { return clock_.quality(); }
@@ -449,7 +465,11 @@ class AdviseRun : public Sweep<AdvisePoint> {
     int running = 0;
     OVX_Initialized(&running);
     if (running != 0) OVX_Get_progress(&now);
-    if (running == 0 || now != want) {
+    // Every rank restarts when one must (a start that failed on some ranks only leaves the
+    // others running the policy): the restart's calls are collective.
+    int restart = running == 0 || now != want ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &restart, 1, MPI_INT, MPI_MAX, clock_.comm());
+    if (restart != 0) {
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
       std::string local;
       if (running != 0 && OVX_Finalize() != MPI_SUCCESS) local = "OVX_Finalize failed";
@@ -531,16 +551,13 @@ class AdviseRun : public Sweep<AdvisePoint> {
   // there, a program's loop keeps it busy), interleaved: kLoopBlocks rounds of one block
   // per set-up, forward then backward, so a change in the machine's speed during the cell
   // falls on every set-up alike. Each block after liboverlap is switched to the set-up's
-  // policy and one unrecorded iteration (the first round: --warmup more); a late block is
-  // run again, at most 2 * kLoopBlocks blocks per set-up.
+  // policy and one unrecorded iteration (the first round: --warmup more); a block some
+  // rank entered late is run once more in its round (both late: none from that round).
   void loop_interleaved(std::vector<SetupRun>& runs, long elements) {
-    std::map<Implementation, std::unique_ptr<Operation>> calls;
-    for (const SetupRun& r : runs) {
-      if (!r.loops || calls.count(r.impl) != 0) continue;
-      auto call = collective_calls(clock_.comm())(r.impl, config_.op);
-      if (call->has_size()) call->resize(elements);
-      calls[r.impl] = std::move(call);
-    }
+    // One implementation's buffers at a time (--max-buffer holds): MPI's own and
+    // liboverlap's set-ups change over once or twice a round.
+    std::unique_ptr<Operation> call;
+    Implementation call_impl = Implementation::mpi;
     const double t_base = clock_.now();
     for (int round = 0; round < kLoopBlocks; ++round) {
       for (std::size_t j = 0; j < runs.size(); ++j) {
@@ -550,18 +567,21 @@ class AdviseRun : public Sweep<AdvisePoint> {
         std::string why;
         engine_for(r.p.setup, why);
         if (!why.empty()) {
-          r.loops = false;
-          r.p.status = AdviseStatus::invalid;
-          r.p.reason = "liboverlap did not restart between the loop's blocks: " + why;
+          lost_engine(r, why);
           continue;
         }
-        Operation& call = *calls.at(r.impl);
+        if (!call || call_impl != r.impl) {
+          call = collective_calls(clock_.comm())(r.impl, config_.op);
+          if (call->has_size()) call->resize(elements);
+          call_impl = r.impl;
+        }
         compute::Workload& work = r.fewer ? *fewer_ : all_;
         work.resize(r.n);
-        loop_block(clock_, call, work, round == 0 ? 1 + config_.warmup : 1);
-        while (r.tries < 2 * kLoopBlocks) {
+        loop_block(clock_, *call, work, round == 0 ? 1 + config_.warmup : 1);
+        // A block some rank entered late is run once more, in its round.
+        for (int attempt = 0; attempt < 2; ++attempt) {
           ++r.tries;
-          const LoopBlock b = loop_block(clock_, call, work, config_.iterations);
+          const LoopBlock b = loop_block(clock_, *call, work, config_.iterations);
           if (b.per_iteration) {
             r.blocks.push_back(*b.per_iteration);
             r.starts.push_back(b.start - t_base);
@@ -571,6 +591,20 @@ class AdviseRun : public Sweep<AdvisePoint> {
         r.seconds += since(started);
       }
     }
+  }
+
+  // A set-up whose policy did not restart between its loop's blocks: invalid, its numbers
+  // dropped (a point that is not measured carries none).
+  static void lost_engine(SetupRun& r, const std::string& why) {
+    r.loops = false;
+    AdvisePoint& p = r.p;
+    p.status = AdviseStatus::invalid;
+    p.reason = "liboverlap did not restart between the loop's blocks: " + why;
+    p.nbc.reset();
+    p.r_overhead.reset();
+    p.r_comp_slowdown.reset();
+    r.blocks.clear();
+    r.starts.clear();
   }
 
   // The point of a set-up whose loop has run.
@@ -600,15 +634,18 @@ class AdviseRun : public Sweep<AdvisePoint> {
     return std::move(p);
   }
 
+  bool was_resumed(const AdvisePoint& k) const {
+    return std::any_of(resumed_.begin(), resumed_.end(),
+                       [&](const AdvisePoint& p) { return p.same_key(k); });
+  }
+
   // Every set-up of cell `c` not read back by --resume: each one's nbc point, then their
   // loops interleaved; the points kept for measure() to hand out one by one.
   void measure_cell(int c) {
     std::vector<SetupRun> runs;
     for (AdviseSetup s : config_.setups) {
       const AdvisePoint k = key(s, cells_[static_cast<std::size_t>(c)]);
-      const bool resumed = std::any_of(resumed_.begin(), resumed_.end(),
-                                       [&](const AdvisePoint& p) { return p.same_key(k); });
-      if (!resumed) runs.push_back(prepare(k));
+      if (!was_resumed(k)) runs.push_back(prepare(k));
     }
     const auto z = sized_.find(c);
     if (z != sized_.end() && z->second.error.empty()) loop_interleaved(runs, z->second.elements);

@@ -78,8 +78,8 @@ const Schema<AdvisePoint>& advise_point_schema() {
                "the loop's kept blocks in the order run: time per iteration, slowest rank "
                "(empty when not measured)")
           .add("loop_starts_s", &P::loop_starts_s, Unit::seconds,
-               "when each of those blocks started: rank 0's global clock, from the start of "
-               "the cell's loops (the set-ups' blocks interleave)")
+               "when each of those blocks started: rank 0's clock, from the start of the "
+               "cell's loops (the set-ups' blocks interleave)")
           .add("comp_cost", &P::comp_cost, Unit::ratio,
                "the computation alone on this set-up's threads over the computation alone on "
                "every core, measured side by side: what a freed core costs (1 on every core)")
