@@ -215,7 +215,7 @@ std::vector<std::vector<int>> all_but_last(std::vector<std::vector<int>> pus) {
 }
 
 // One block of the program's loop as it runs, back to back: `per_block` iterations of
-// start, compute, wait from the sync barrier. Its start on the global clock, and the
+// start, compute, wait from the sync barrier. Its start (this rank's clock), and the
 // slowest rank's time per iteration (all ranks know it), or none when some rank entered
 // the block late (its ranks did not start together: the others' times include waiting for
 // it).
@@ -238,17 +238,16 @@ LoopBlock loop_block(GlobalClock& clock, Operation& op, compute::Workload& work,
   return b;
 }
 
-// One set-up of a cell while the cell is measured: its point so far and its loop.
+// One set-up of a cell while the cell is measured: its point so far (its loop's kept blocks go
+// straight into loop_blocks_s, loop_starts_s) and how to run its loop.
 struct SetupRun {
   AdvisePoint p;
   bool loops = false;  // its nbc point was measured (all ranks agree): its loop is run
   Implementation impl = Implementation::mpi;
-  bool fewer = false;          // one core left free
-  long n = 0;                  // its GEMM order
-  std::vector<double> blocks;  // the loop's blocks kept: time per iteration
-  std::vector<double> starts;  // and their starts, from the start of the cell's loops
-  int tries = 0;               // blocks run, late ones included
-  double seconds = 0;          // wall time spent on it
+  bool fewer = false;  // one core left free
+  long n = 0;          // its GEMM order
+  int tries = 0;       // blocks run, late ones included
+  double seconds = 0;  // wall time spent on it
 };
 
 double since(std::chrono::steady_clock::time_point t) {
@@ -583,8 +582,8 @@ class AdviseRun : public Sweep<AdvisePoint> {
           ++r.tries;
           const LoopBlock b = loop_block(clock_, *call, work, config_.iterations);
           if (b.per_iteration) {
-            r.blocks.push_back(*b.per_iteration);
-            r.starts.push_back(b.start - t_base);
+            r.p.loop_blocks_s.push_back(*b.per_iteration);
+            r.p.loop_starts_s.push_back(b.start - t_base);
             break;
           }
         }
@@ -603,8 +602,8 @@ class AdviseRun : public Sweep<AdvisePoint> {
     p.nbc.reset();
     p.r_overhead.reset();
     p.r_comp_slowdown.reset();
-    r.blocks.clear();
-    r.starts.clear();
+    p.loop_blocks_s.clear();
+    p.loop_starts_s.clear();
   }
 
   // The point of a set-up whose loop has run.
@@ -613,15 +612,13 @@ class AdviseRun : public Sweep<AdvisePoint> {
     p.elapsed_s = r.seconds;
     if (!r.loops) return std::move(p);
     const NbcPoint& rec = *p.nbc;
-    if (rec.valid && r.blocks.empty()) {
+    if (rec.valid && p.loop_blocks_s.empty()) {
       p.status = AdviseStatus::invalid;
       p.reason = "every block of the loop had a rank that left the sync barrier late (" +
                  std::to_string(r.tries) + " tried)";
     } else if (rec.valid) {
       p.status = AdviseStatus::measured;
-      p.t_iter = measure::spread(r.blocks);
-      p.loop_blocks_s = r.blocks;
-      p.loop_starts_s = r.starts;
+      p.t_iter = measure::spread(p.loop_blocks_s);
       if (rec.r_overhead) p.r_overhead = rec.r_overhead->median;
       if (rec.r_comp_slowdown) p.r_comp_slowdown = rec.r_comp_slowdown->median;
       for (const std::string& note : {evidence_note(p), loop_note(p)}) {
