@@ -207,7 +207,29 @@ def check_derived(doc):
              "to receives only")
 
 
-CONFORMANCE = {"huge": check_huge, "owned": check_owned, "derived": check_derived}
+def check_overlong(doc):
+    """intercept_conformance.c overlong: a receive whose count runs past its page-aligned
+    heap block is left to MPI (the pages past the block are other blocks'), one into a
+    block as long as its count is deferred."""
+    r = doc["ranks"][1]
+    deferred = sum(s["deferred"] for s in r["call_sites"] if s["call"] == "MPI_Recv")
+    why = {}
+    for s in r["call_sites"]:
+        if s["call"] == "MPI_Recv":
+            for k, v in s["not_deferred"].items():
+                why[k] = why.get(k, 0) + v
+    print(f"rank 1: {deferred} receives deferred; not deferred {why}")
+    if why.get("shares_last_page", 0) == 0:
+        fail("no receive past its block was left to MPI for 'shares_last_page'")
+    if deferred == 0:
+        fail("no receive into a block as long as its count was deferred")
+    if deferred != why["shares_last_page"]:
+        fail(f"{deferred} receives deferred, {why['shares_last_page']} left to MPI: "
+             "the case makes as many of each")
+
+
+CONFORMANCE = {"huge": check_huge, "owned": check_owned, "derived": check_derived,
+               "overlong": check_overlong}
 
 
 def check_placement(args, case_args, doc, want, tmp, pinned_ran):

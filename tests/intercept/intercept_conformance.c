@@ -13,8 +13,13 @@
  *   derived SEED ITERATIONS derived datatypes with holes, resized extents and typemaps out
  *                           of memory order on each side, communicators whose error handler
  *                           returns errors or is the program's own, and errors returned
- *                           (truncation, an invalid rank) */
+ *                           (truncation, an invalid rank)
+ *   overlong SEED ITERATIONS  receives whose count is larger than the heap block they land
+ *                           in (MPI writes only the message): page-aligned small blocks
+ *                           with other blocks after them, whose pages must stay open, and a
+ *                           page-aligned block as long as its count, which may close */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <malloc.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -395,6 +400,68 @@ static void mode_derived(uint64_t seed, int iterations) {
   MPI_Comm_free(&returns);
 }
 
+/* ---- overlong: a receive's count beyond its heap block --------------------------------- */
+/* Whether every page of [lo, hi) is readable and writable in /proc/self/maps. */
+static int pages_open(uintptr_t lo, uintptr_t hi) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (f == NULL) fail("overlong: /proc/self/maps", errno, 0);
+  char line[512];
+  int open = 1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    unsigned long a = 0, b = 0;
+    char perms[5] = "";
+    if (sscanf(line, "%lx-%lx %4s", &a, &b, perms) != 3) continue;
+    if (a < hi && lo < b && (perms[0] != 'r' || perms[1] != 'w')) open = 0;
+  }
+  fclose(f);
+  return open;
+}
+
+static void mode_overlong(uint64_t seed, int iterations) {
+  enum { COUNT = 64 * 1024, SHORT = 64, NEIGHBOURS = 24 };
+  if (rank > 1) return;
+  for (int it = 0; it < iterations; it++) {
+    /* Both blocks page aligned in the brk heap (below the mmap threshold main sets), with
+     * blocks of the program's after them, so that COUNT bytes from either lie in the heap. */
+    void *shortb = NULL, *exact = NULL;
+    if (posix_memalign(&shortb, 4096, SHORT) != 0 || posix_memalign(&exact, 4096, COUNT) != 0)
+      fail("overlong: out of memory", it, 0);
+    unsigned char* after[NEIGHBOURS];
+    for (int i = 0; i < NEIGHBOURS; i++) {
+      after[i] = malloc(6000);
+      if (after[i] == NULL) fail("overlong: out of memory", it, i);
+      fill(after[i], 6000, seed, 1000 + i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      /* Late, so that a receive deferred wrongly would still be in flight below. */
+      usleep(100 * 1000);
+      fill(shortb, SHORT, seed, 2 * it);
+      MPI_Send(shortb, SHORT, MPI_BYTE, 1, 80, MPI_COMM_WORLD);
+      fill(exact, COUNT, seed, 2 * it + 1);
+      MPI_Send(exact, COUNT, MPI_BYTE, 1, 81, MPI_COMM_WORLD);
+    } else {
+      const uintptr_t lo = (uintptr_t)shortb;
+      MPI_Status st;
+      MPI_Recv(shortb, COUNT, MPI_BYTE, 0, 80, MPI_COMM_WORLD, &st);
+      /* The pages past the block hold the program's other blocks (and MPI's). */
+      if (!pages_open(lo + 4096, lo + COUNT)) fail("overlong: pages past a block closed", it, 0);
+      int got = -1;
+      MPI_Get_count(&st, MPI_BYTE, &got);
+      if (got != SHORT) fail("overlong: MPI_Get_count (got, sent)", got, SHORT);
+      check(shortb, SHORT, seed, 2 * it, "overlong: short block");
+      MPI_Recv(exact, COUNT, MPI_BYTE, 0, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(exact, COUNT, seed, 2 * it + 1, "overlong: exact block");
+    }
+    for (int i = 0; i < NEIGHBOURS; i++) {
+      check(after[i], 6000, seed, 1000 + i, "overlong: a neighbouring block");
+      free(after[i]);
+    }
+    free(exact);
+    free(shortb);
+  }
+}
+
 int main(int argc, char** argv) {
   /* glibc takes blocks from mmap() above a threshold it raises when the program frees such
    * a block; pinned, large heap buffers stay blocks of their own, whose ends overlap-run
@@ -414,6 +481,8 @@ int main(int argc, char** argv) {
     mode_owned(seed, iterations);
   else if (strcmp(mode, "derived") == 0)
     mode_derived(seed, iterations);
+  else if (strcmp(mode, "overlong") == 0)
+    mode_overlong(seed, iterations);
   else
     fail("unknown mode", 0, 0);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -196,6 +196,39 @@ TEST(BufferMemory, EndPagesOwnedOnlyWhenProvably) {
       classify_edges(base + 5000, base + 9000, P, true, FakeHeap{}.reader(), anywhere).head_owned);
 }
 
+// A receive's count may run past the block the program allocated (MPI writes only the
+// message): page-aligned ends own the pages only when no glibc block starting at lo ends
+// before hi.
+TEST(BufferMemory, AlignedEndsPastTheirBlockAreNotOwned) {
+  const MappingCheck anywhere = [](std::uintptr_t, std::uintptr_t) { return true; };
+  const std::uintptr_t lo = 200 * P;
+  // An arena block of 64 bytes at lo: size 80 | PREV_INUSE; the next block says in use.
+  FakeHeap heap;
+  heap.words[lo - 8] = 80 | 0x1;
+  heap.words[lo - 16 + 80 + 8] = 0x1001;
+  Edges e = classify_edges(lo, lo + 16 * P, P, true, heap.reader(), anywhere);
+  EXPECT_TRUE(e.head_owned);
+  EXPECT_FALSE(e.tail_owned);
+  // The next block does not count this one in use: not a block header, alignment decides.
+  heap.words[lo - 16 + 80 + 8] = 0x1000;
+  EXPECT_TRUE(classify_edges(lo, lo + 16 * P, P, true, heap.reader(), anywhere).tail_owned);
+  // A block as long as the count (and one longer): owned.
+  FakeHeap exact;
+  exact.words[lo - 8] = (16 * P + 16) | 0x1;
+  exact.words[lo - 16 + 16 * P + 16 + 8] = 0x21;
+  EXPECT_TRUE(classify_edges(lo, lo + 16 * P, P, true, exact.reader(), anywhere).tail_owned);
+  EXPECT_TRUE(classify_edges(lo, lo + 8 * P, P, true, exact.reader(), anywhere).tail_owned);
+  EXPECT_FALSE(classify_edges(lo, lo + 17 * P, P, true, exact.reader(), anywhere).tail_owned);
+  // A block from mmap() (posix_memalign: lead bytes before the header) shorter than hi.
+  FakeHeap mapped;
+  mapped.words[lo - 16] = P - 16;             // lead: the mapping starts a page before lo
+  mapped.words[lo - 8] = (4 * P + 16) | 0x2;  // size: the mapping is 5 pages
+  EXPECT_TRUE(classify_edges(lo, lo + 4 * P, P, true, mapped.reader(), anywhere).tail_owned);
+  EXPECT_FALSE(classify_edges(lo, lo + 8 * P, P, true, mapped.reader(), anywhere).tail_owned);
+  // Nothing readable before lo (a mapping's first page): alignment decides.
+  EXPECT_TRUE(classify_edges(lo, lo + 8 * P, P, true, FakeHeap{}.reader(), anywhere).tail_owned);
+}
+
 TEST(BufferMemory, AnonymousPrivateMappingsOnly) {
   const auto regions = parse_maps(
       "1000-3000 rw-p 00000000 00:00 0 \n"

@@ -55,6 +55,7 @@ Handler error_handler(MPI_Comm comm) {
 void release(Slot* s) {
   return_bounces(*s);
   s->state.store(kFree, std::memory_order_release);
+  runtime().shim->thread_state()->posting = 0;
 }
 
 Slot* reserve_slot(Call call) {
@@ -66,7 +67,9 @@ Slot* reserve_slot(Call call) {
   s->place_whole = 0;
   s->errors_fatal = true;
   s->site = current_site();
-  s->owner.store(rt.shim->thread_state()->serial, std::memory_order_relaxed);
+  ovx_thread_state* thread = rt.shim->thread_state();
+  s->owner.store(thread->serial, std::memory_order_relaxed);
+  thread->posting = 1;
   std::uint32_t token = rt.next_token.fetch_add(1);
   if (token == 0) token = rt.next_token.fetch_add(1);
   s->token.store(token);
@@ -82,6 +85,7 @@ void activate(Slot* s, MPI_Request* requests, int n) {
   s->return_ns.store(now_ns(), std::memory_order_release);
   __atomic_fetch_add(rt.shim->active, 1, __ATOMIC_ACQ_REL);
   rt.table.publish(s);
+  rt.shim->thread_state()->posting = 0;
   for (int i = 0; i < n; ++i) {
     if (rt.progress->watch(requests[i], on_request_done, &s->parts[i])) continue;
     // The engine refused (it cannot while we hold a use): complete it here, correctly.

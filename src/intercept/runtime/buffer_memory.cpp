@@ -85,12 +85,50 @@ bool anonymous_private(const std::vector<Region>& regions, std::uintptr_t lo, st
          it->writable;
 }
 
+namespace {
+
+constexpr std::uint64_t kPrevInUse = 0x1, kIsMmapped = 0x2, kNonMainArena = 0x4, kFlags = 0x7;
+
+// When lo starts a block glibc handed out and still counts in use (its header at lo - 16),
+// the end of the memory that block gives the program; nullopt when the words before lo do
+// not read as such a header.
+std::optional<std::uintptr_t> block_end(std::uintptr_t lo, std::size_t page,
+                                        const WordReader& read_word) {
+  if (lo < 16) return std::nullopt;
+  const auto size_field = read_word(lo - 8);
+  if (!size_field) return std::nullopt;
+  const std::uintptr_t chunk = lo - 16;
+  const std::uint64_t size = *size_field & ~kFlags;
+  if (size < 32 || size % 16 != 0 || size > UINTPTR_MAX - chunk) return std::nullopt;
+  if ((*size_field & kIsMmapped) != 0) {
+    // {lead bytes before the block, size}: the mapping [chunk - lead, chunk + size).
+    const auto lead = read_word(lo - 16);
+    if (!lead || *lead > chunk || (chunk - *lead) % page != 0 || (*lead + size) % page != 0)
+      return std::nullopt;
+    return chunk + size;
+  }
+  // An arena's block: the next block's header says this one is in use. Its data runs on
+  // over the next block's first word (prev_size, unused while this one is in use).
+  const auto next_size = read_word(chunk + size + 8);
+  if (!next_size || (*next_size & kPrevInUse) == 0) return std::nullopt;
+  return chunk + size + 8;
+}
+
+}  // namespace
+
 Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, bool slack_ok,
                      const WordReader& read_word, const MappingCheck& anonymous) {
   Edges e;
   e.head_owned = lo % page == 0;
   e.tail_owned = hi % page == 0;
-  if (e.head_owned && e.tail_owned) return e;
+  if (e.head_owned && e.tail_owned) {
+    // A receive's count may run past the block the program allocated (MPI writes only the
+    // message): when a glibc block starts at lo and ends before hi, the pages past it hold
+    // other blocks (MPI's own among them), however aligned the ends are.
+    const auto end = block_end(lo, page, read_word);
+    if (end && *end < hi) e.tail_owned = false;
+    return e;
+  }
   // A glibc block from mmap(): at lo - 16 its header {prev_size = lead bytes before the
   // block, size | IS_MMAPPED}; the mapping [lo - 16 - lead, +lead + size) is page aligned
   // at both ends and holds this block only.
@@ -98,7 +136,6 @@ Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, boo
   const auto lead = read_word(lo - 16);
   const auto size_field = read_word(lo - 8);
   if (!lead || !size_field) return e;
-  constexpr std::uint64_t kIsMmapped = 0x2, kNonMainArena = 0x4, kFlags = 0x7;
   if ((*size_field & kIsMmapped) == 0 || (*size_field & kNonMainArena) != 0) return e;
   const std::uint64_t size = *size_field & ~kFlags;
   if (*lead > lo - 16) return e;

@@ -50,6 +50,14 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   if (s == nullptr) {
     std::uint64_t changes = 0;
     if (protected_by_us(address, changes)) {
+      // This thread closed the page for a transfer it is still posting: MPI touched memory
+      // there that is not the program's buffer (deferral.cpp takes only pages the buffer
+      // owns). It would retry forever: say so and end.
+      if (thread->posting != 0) {
+        fatal(
+            "MPI touched a page closed for a transfer it was still posting (memory next to "
+            "the program's buffer that overlap-run took for the buffer's own)");
+      }
       // Another thread protected the page and has not yet published its transfer (it does
       // right after posting it): run the instruction again until it has.
       sched_yield();

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define OVX_SHIM_ABI 12
+#define OVX_SHIM_ABI 13
 
 /* The name liboverlap gives its progress (and rescue) thread. */
 #define OVX_ENGINE_THREAD_NAME "ovx-progress"
@@ -48,6 +48,9 @@ struct ovx_thread_state {
    * of this state after a thread exits); thread_state() sets it on first use. */
   uint64_t serial;
   int in_fault; /* inside the core's SIGSEGV handler (then data is copied, never moved) */
+  /* This thread holds a transfer it may have closed pages for and not yet published (the
+   * core's deferral.cpp): a fault of its own on a page of ours then never resolves. */
+  int posting;
   /* This thread's recent call sites (site_counters.h): filled by the core, read by the
    * shim's straight path; here because every intercepted call reaches this state
    * already, where a thread_local of the core would cost a lookup of its own. */
