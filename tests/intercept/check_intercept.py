@@ -228,8 +228,31 @@ def check_overlong(doc):
              "the case makes as many of each")
 
 
+def check_halves(doc):
+    """intercept_conformance.c halves: each MPI_Sendrecv whose halves share a page ran
+    whole, each half not excluded for another reason first counted 'halves_share_page'
+    (per iteration 4 receives and 3 sends: the small send is below --min-size); the call
+    on two blocks was deferred."""
+    for r in doc["ranks"][:2]:
+        counts = {}
+        for s in r["call_sites"]:
+            if s["call"].startswith("MPI_Sendrecv"):
+                c = counts.setdefault(s["call"], {"deferred": 0, "shared": 0})
+                c["deferred"] += s["deferred"]
+                c["shared"] += s["not_deferred"].get("halves_share_page", 0)
+        print(f"rank {r['rank']}: {counts}")
+        for call, per in (("MPI_Sendrecv (send)", 3), ("MPI_Sendrecv (recv)", 4)):
+            c = counts.get(call, {"deferred": 0, "shared": 0})
+            if c["shared"] == 0 or c["deferred"] == 0:
+                fail(f"rank {r['rank']} {call}: {c['shared']} calls run whole for "
+                     f"'halves_share_page', {c['deferred']} deferred; the case makes both")
+            if c["shared"] != per * c["deferred"]:
+                fail(f"rank {r['rank']} {call}: {c['shared']} run whole, {c['deferred']} "
+                     f"deferred: the case makes {per} sharing for each apart")
+
+
 CONFORMANCE = {"huge": check_huge, "owned": check_owned, "derived": check_derived,
-               "overlong": check_overlong}
+               "overlong": check_overlong, "halves": check_halves}
 
 
 def check_placement(args, case_args, doc, want, tmp, pinned_ran):

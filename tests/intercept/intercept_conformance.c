@@ -17,7 +17,11 @@
  *   overlong SEED ITERATIONS  receives whose count is larger than the heap block they land
  *                           in (MPI writes only the message): page-aligned small blocks
  *                           with other blocks after them, whose pages must stay open, and a
- *                           page-aligned block as long as its count, which may close */
+ *                           page-aligned block as long as its count, which may close
+ *   halves SEED ITERATIONS  MPI_Sendrecv whose send and receive buffers are disjoint but
+ *                           share a page: halves of one heap block either way round, a
+ *                           small send from the block's tail, a strided type's odd and even
+ *                           elements; then halves of two blocks (deferred) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
@@ -462,6 +466,66 @@ static void mode_overlong(uint64_t seed, int iterations) {
   }
 }
 
+/* ---- halves: MPI_Sendrecv's two buffers on a common page ------------------------------ */
+static void exchange(double* send, int scount, MPI_Datatype stype, double* recv, int rcount,
+                     MPI_Datatype rtype, int peer, int tag) {
+  MPI_Status st;
+  MPI_Sendrecv(send, scount, stype, peer, tag, recv, rcount, rtype, peer, tag, MPI_COMM_WORLD, &st);
+  if (st.MPI_SOURCE != peer || st.MPI_TAG != tag) fail("halves: status (source, tag)", st.MPI_SOURCE, st.MPI_TAG);
+}
+
+static void fill_doubles(double* p, size_t n, uint64_t seed, int who, int kase) {
+  for (size_t i = 0; i < n; i++) p[i] = (double)(seed % 1000) + who * 1e6 + kase * 1e3 + (double)i;
+}
+
+static void check_doubles(const double* p, size_t n, size_t stride, uint64_t seed, int who,
+                          int kase) {
+  for (size_t i = 0; i < n; i++) {
+    const double want = (double)(seed % 1000) + who * 1e6 + kase * 1e3 + (double)(i * stride);
+    if (p[i * stride] != want) fail("halves: element differs (case, index)", kase, (long)i);
+  }
+  for (size_t i = 0; i < n; i++) mix(&p[i * stride], sizeof(double));
+}
+
+static void mode_halves(uint64_t seed, int iterations) {
+  if (rank > 1) return;
+  const int peer = 1 - rank;
+  enum { N = 40000 }; /* 320 KB a half: the block comes from mmap() (main's threshold) */
+  MPI_Datatype strided;
+  MPI_Type_vector(N, 1, 2, MPI_DOUBLE, &strided);
+  MPI_Type_commit(&strided);
+  for (int it = 0; it < iterations; it++) {
+    double* a = malloc(2 * N * sizeof(double));
+    if (a == NULL) fail("halves: out of memory", it, 0);
+    /* Receive into the first half, send the second (its first elements share the first
+     * half's last page), then the other way round. */
+    fill_doubles(a + N, N, seed, rank, 10 * it);
+    exchange(a + N, N, MPI_DOUBLE, a, N, MPI_DOUBLE, peer, 1);
+    check_doubles(a, N, 1, seed, peer, 10 * it);
+    fill_doubles(a, N, seed, rank, 10 * it + 1);
+    exchange(a, N, MPI_DOUBLE, a + N, N, MPI_DOUBLE, peer, 2);
+    check_doubles(a + N, N, 1, seed, peer, 10 * it + 1);
+    /* A send below --min-size from the block's last elements, received with a count that
+     * reaches them. */
+    fill_doubles(a + 2 * N - 64, 64, seed, rank, 10 * it + 2);
+    exchange(a + 2 * N - 64, 64, MPI_DOUBLE, a, 2 * N - 64, MPI_DOUBLE, peer, 3);
+    check_doubles(a, 64, 1, seed, peer, 10 * it + 2);
+    /* The odd elements sent, the even ones received: the receive's hull holds the send. */
+    for (size_t i = 0; i < N; i++) a[2 * i + 1] = (double)(seed % 1000) + rank * 1e6 + (10 * it + 3) * 1e3 + (double)(2 * i);
+    exchange(a + 1, 1, strided, a, 1, strided, peer, 4);
+    check_doubles(a, N, 2, seed, peer, 10 * it + 3);
+    /* Halves of two blocks: nothing shared, deferred as usual. */
+    double* b = malloc(N * sizeof(double));
+    if (b == NULL) fail("halves: out of memory", it, 1);
+    fill_doubles(b, N, seed, rank, 10 * it + 4);
+    exchange(b, N, MPI_DOUBLE, a, N, MPI_DOUBLE, peer, 5);
+    check_doubles(a, N, 1, seed, peer, 10 * it + 4);
+    free(b);
+    free(a);
+  }
+  MPI_Type_free(&strided);
+}
+
 int main(int argc, char** argv) {
   /* glibc takes blocks from mmap() above a threshold it raises when the program frees such
    * a block; pinned, large heap buffers stay blocks of their own, whose ends overlap-run
@@ -483,6 +547,8 @@ int main(int argc, char** argv) {
     mode_derived(seed, iterations);
   else if (strcmp(mode, "overlong") == 0)
     mode_overlong(seed, iterations);
+  else if (strcmp(mode, "halves") == 0)
+    mode_halves(seed, iterations);
   else
     fail("unknown mode", 0, 0);
   MPI_Barrier(MPI_COMM_WORLD);

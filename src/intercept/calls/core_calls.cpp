@@ -216,6 +216,17 @@ bool real_status(const MPI_Status* status, MPI_Status& real) {
   return true;
 }
 
+// Whether the bytes a send and a receive touch lie on a common page.
+bool halves_share_page(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype) {
+  const Span s = typed_bytes(sendbuf, sendcount, sendtype, false);
+  const Span r = typed_bytes(recvbuf, recvcount, recvtype, true);
+  if (s.hi <= s.lo || r.hi <= r.lo) return false;
+  const std::uintptr_t page = runtime().page;
+  // Pages [lo / page, (hi - 1) / page] of each overlap.
+  return s.lo / page <= (r.hi - 1) / page && r.lo / page <= (s.hi - 1) / page;
+}
+
 // Sendrecv: each part deferred or not on its own; the parts not deferred complete here.
 int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -241,6 +252,14 @@ int core_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   // deferred send half would be posted before MPI checked the receive half (a stray
   // message when MPI would refuse the call): the call runs whole, as written.
   if (rwhy && !swhy && !communicator_fatal(comm)) swhy = Reason::errors_return;
+  // The halves' buffers are disjoint, but may share a page (one block of the program's, a
+  // type with holes): a half deferred would close or fence that page, and the other half,
+  // completed in this same call, would wait for it (a deadlock). The call runs whole.
+  if ((!rwhy || !swhy) &&
+      halves_share_page(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype)) {
+    if (!rwhy) rwhy = Reason::halves_share_page;
+    if (!swhy) swhy = Reason::halves_share_page;
+  }
   if (rwhy && swhy) {
     // Neither part can be deferred: MPI's own call, with MPI's own errors and status.
     ovx_count_straight(&rcounts, static_cast<int>(*rwhy));

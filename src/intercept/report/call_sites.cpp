@@ -69,6 +69,7 @@ constexpr ReasonInfo kReasons[kReasonCount] = {
     {"in_place_scatter", "MPI_Reduce_scatter_block in place: its input outsizes its result"},
     {"observed_at_once",
      "its site's results were read at once (every 16th call is deferred again to look)"},
+    {"halves_share_page", "MPI_Sendrecv whose send and receive buffers share a page"},
 };
 constexpr std::size_t kMaxSamples = 4096;
 }  // namespace

@@ -61,8 +61,9 @@ enum class Reason {
   mpi_error,          // MPI refused the call (its error went back to the program)
   in_place_scatter,   // MPI_Reduce_scatter_block in place: its input outsizes its result
   observed_at_once,   // collective: its site's results were read at once (CallSites)
+  halves_share_page,  // MPI_Sendrecv: its send and receive buffers share a page
 };
-inline constexpr int kReasonCount = 21;
+inline constexpr int kReasonCount = 22;
 std::string_view reason_name(Reason r);
 std::string_view reason_text(Reason r);
 
