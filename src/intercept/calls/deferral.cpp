@@ -1,5 +1,6 @@
 #include "intercept/calls/deferral.hpp"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -116,6 +117,23 @@ Edges edges_of(const Extent& e) {
   return classify_edges(e.lo, e.hi, runtime().page, slack_ok(), heap_word, anonymous_mapping);
 }
 
+// Under a sanitizer's allocator (not glibc's: no header to read), whether lo starts one of
+// its blocks that ends before hi: a receive's count may run past its block (MPI writes
+// only the message), into the allocator's other blocks. The sanitizers' interface answers
+// for any pointer. Other allocators (jemalloc, tcmalloc) have no such query: there
+// page-aligned ends are taken as owned (docs/overlap-run.md, "Protection").
+bool past_sanitizer_block(std::uintptr_t lo, std::uintptr_t hi) {
+  using Ownership = int (*)(const volatile void*);
+  using Size = std::size_t (*)(const volatile void*);
+  static const auto owns =
+      reinterpret_cast<Ownership>(dlsym(RTLD_DEFAULT, "__sanitizer_get_ownership"));
+  static const auto size_of =
+      reinterpret_cast<Size>(dlsym(RTLD_DEFAULT, "__sanitizer_get_allocated_size"));
+  if (owns == nullptr || size_of == nullptr) return false;
+  const auto* p = reinterpret_cast<const void*>(lo);
+  return owns(p) != 0 && lo + size_of(p) < hi;
+}
+
 // Why a receive's pages cannot be protected, else nullopt and the glibc block it is in.
 // A page a pending request of the program's holds is never protected: MPI (or the peer,
 // through shared memory) may read or write it at any time (program_requests.hpp).
@@ -123,6 +141,7 @@ std::optional<Reason> receive_pages(const Extent& e, Block& block) {
   const Edges edges = edges_of(e);
   if (!edges.head_owned) return Reason::shares_first_page;
   if (!edges.tail_owned) return Reason::shares_last_page;
+  if (!runtime().glibc_heap && past_sanitizer_block(e.lo, e.hi)) return Reason::shares_last_page;
   if (program_requests().holds(page_floor(e.lo), page_ceil(e.hi), false))
     return Reason::owned_by_request;
   block = {edges.block_lo, edges.block_hi};
