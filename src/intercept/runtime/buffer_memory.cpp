@@ -89,24 +89,40 @@ namespace {
 
 constexpr std::uint64_t kPrevInUse = 0x1, kIsMmapped = 0x2, kNonMainArena = 0x4, kFlags = 0x7;
 
-// When lo starts a block glibc handed out and still counts in use (its header at lo - 16),
-// the end of the memory that block gives the program; nullopt when the words before lo do
-// not read as such a header.
-std::optional<std::uintptr_t> block_end(std::uintptr_t lo, std::size_t page,
+struct MappedBlock {
+  std::uintptr_t lo = 0, hi = 0;  // the mapping, page aligned at both ends
+};
+
+// A glibc block from mmap() starting at lo: at lo - 16 its header {prev_size = lead bytes
+// before the block, size | IS_MMAPPED}; the mapping [lo - 16 - lead, +lead + size) is
+// page aligned at both ends and holds this block only. nullopt when the words before lo
+// do not read as such a header.
+std::optional<MappedBlock> mapped_block(std::uintptr_t lo, std::size_t page,
                                         const WordReader& read_word) {
   if (lo < 16) return std::nullopt;
+  const auto lead = read_word(lo - 16);
   const auto size_field = read_word(lo - 8);
-  if (!size_field) return std::nullopt;
+  if (!lead || !size_field) return std::nullopt;
+  if ((*size_field & kIsMmapped) == 0 || (*size_field & kNonMainArena) != 0) return std::nullopt;
+  const std::uint64_t size = *size_field & ~kFlags;
+  if (*lead > lo - 16 || size < 32) return std::nullopt;
+  const std::uintptr_t base = lo - 16 - *lead;
+  const std::uint64_t mapped = *lead + size;
+  if (base % page != 0 || mapped % page != 0) return std::nullopt;
+  return MappedBlock{base, base + mapped};
+}
+
+// When lo starts a block glibc handed out and still counts in use, the end of the memory
+// that block gives the program; nullopt when the words before lo do not read as a header.
+std::optional<std::uintptr_t> block_end(std::uintptr_t lo, std::size_t page,
+                                        const WordReader& read_word) {
+  if (const auto mapped = mapped_block(lo, page, read_word)) return mapped->hi;
+  if (lo < 16) return std::nullopt;
+  const auto size_field = read_word(lo - 8);
+  if (!size_field || (*size_field & kIsMmapped) != 0) return std::nullopt;
   const std::uintptr_t chunk = lo - 16;
   const std::uint64_t size = *size_field & ~kFlags;
   if (size < 32 || size % 16 != 0 || size > UINTPTR_MAX - chunk) return std::nullopt;
-  if ((*size_field & kIsMmapped) != 0) {
-    // {lead bytes before the block, size}: the mapping [chunk - lead, chunk + size).
-    const auto lead = read_word(lo - 16);
-    if (!lead || *lead > chunk || (chunk - *lead) % page != 0 || (*lead + size) % page != 0)
-      return std::nullopt;
-    return chunk + size;
-  }
   // An arena's block: the next block's header says this one is in use. Its data runs on
   // over the next block's first word (prev_size, unused while this one is in use).
   const auto next_size = read_word(chunk + size + 8);
@@ -129,24 +145,12 @@ Edges classify_edges(std::uintptr_t lo, std::uintptr_t hi, std::size_t page, boo
     if (end && *end < hi) e.tail_owned = false;
     return e;
   }
-  // A glibc block from mmap(): at lo - 16 its header {prev_size = lead bytes before the
-  // block, size | IS_MMAPPED}; the mapping [lo - 16 - lead, +lead + size) is page aligned
-  // at both ends and holds this block only.
-  if (lo < 16) return e;
-  const auto lead = read_word(lo - 16);
-  const auto size_field = read_word(lo - 8);
-  if (!lead || !size_field) return e;
-  if ((*size_field & kIsMmapped) == 0 || (*size_field & kNonMainArena) != 0) return e;
-  const std::uint64_t size = *size_field & ~kFlags;
-  if (*lead > lo - 16) return e;
-  const std::uintptr_t base = lo - 16 - *lead;
-  const std::uint64_t mapped = *lead + size;
-  if (base % page != 0 || mapped % page != 0 || size < 32 || base + mapped < hi) return e;
-  if (!anonymous(base, base + mapped)) return e;
+  const auto block = mapped_block(lo, page, read_word);
+  if (!block || block->hi < hi || !anonymous(block->lo, block->hi)) return e;
   e.head_owned = true;
   if (!e.tail_owned) e.tail_owned = slack_ok;
-  e.block_lo = base;
-  e.block_hi = base + mapped;
+  e.block_lo = block->lo;
+  e.block_hi = block->hi;
   return e;
 }
 
