@@ -10,7 +10,12 @@
  *
  * Arguments: BYTES (the reduction's buffer per rank, a multiple of 8: doubles), COMP_MS
  * (the computation per iteration: the kernel's work is calibrated once, on every rank, to
- * take this long alone; the slowest rank's count of sweeps is used), ITERATIONS.
+ * take this long alone; the slowest rank's count of sweeps is used), ITERATIONS, and
+ * optionally `halo`: the loop advise models for --op ihalo instead, a stencil code's own
+ * point-to-point (MPI_Irecv from and MPI_Isend of BYTES to each ring neighbour, the
+ * computation, MPI_Waitall; a plain-MPI program only).
+ *
+ *     mpiexec -n 2 overlap-run --progress shared -- ./loop 262144 4 200 halo
  *
  * Built with -DLOOP_LIBOVERLAP (and liboverlap: pkg-config --cflags --libs overlap), the
  * same loop calls liboverlap's OVX_Iallreduce instead, with the policy of
@@ -78,6 +83,50 @@ static long calibrate(double ms) {
   return sweeps;
 }
 
+/* A message from the left neighbour came rightward; tags as overlap-bench's halo uses. */
+enum { TAG_RIGHTWARD = 0x4a10, TAG_LEFTWARD = 0x4a11 };
+
+/* The halo loop: BYTES to and from each ring neighbour per iteration; every byte received
+ * is checked against the sender's pattern. Returns 1 when all arrived right. */
+static int halo_loop(long bytes, long sweeps, long warmup, long iterations, double* elapsed) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  unsigned char* send = malloc(2 * (size_t)bytes);
+  unsigned char* recv = malloc(2 * (size_t)bytes);
+  if (send == NULL || recv == NULL) {
+    fprintf(stderr, "loop: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (long i = 0; i < 2 * bytes; ++i) send[i] = (unsigned char)(rank * 31 + i % 251);
+  double t0 = 0;
+  for (long it = -warmup; it < iterations; ++it) {
+    if (it == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+    }
+    MPI_Request r[4];
+    MPI_Status st[4]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on it with MPICH's header */
+    MPI_Irecv(recv, (int)bytes, MPI_BYTE, left, TAG_RIGHTWARD, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(recv + bytes, (int)bytes, MPI_BYTE, right, TAG_LEFTWARD, MPI_COMM_WORLD, &r[1]);
+    MPI_Isend(send, (int)bytes, MPI_BYTE, right, TAG_RIGHTWARD, MPI_COMM_WORLD, &r[2]);
+    MPI_Isend(send + bytes, (int)bytes, MPI_BYTE, left, TAG_LEFTWARD, MPI_COMM_WORLD, &r[3]);
+    sink += compute(sweeps);
+    MPI_Waitall(4, r, st);
+  }
+  *elapsed = MPI_Wtime() - t0;
+  int ok = 1;
+  for (long i = 0; i < bytes; ++i) {
+    ok &= recv[i] == (unsigned char)(left * 31 + i % 251);
+    ok &= recv[bytes + i] == (unsigned char)(right * 31 + (bytes + i) % 251);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  free(send);
+  free(recv);
+  return ok;
+}
+
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -90,6 +139,34 @@ int main(int argc, char** argv) {
   const long bytes = arg(argc, argv, 1, 8, "BYTES");
   const long comp_ms = arg(argc, argv, 2, 1, "COMP_MS");
   const long iterations = arg(argc, argv, 3, 1, "ITERATIONS");
+  const int halo = argc > 4 && strcmp(argv[4], "halo") == 0;
+  if (argc > 5 || (argc > 4 && !halo)) {
+    if (rank == 0)
+      fprintf(stderr, "loop: '%s' is not allowed after ITERATIONS (only: halo)\n",
+              argv[argc > 5 ? 5 : 4]);
+    MPI_Finalize();
+    return 2;
+  }
+  const long warmup = iterations / 10 + 1;
+  for (int i = 0; i < KERNEL_DOUBLES; ++i) kernel[i] = 1.0 + i * 1e-6;
+  if (halo) {
+    const long sweeps = calibrate((double)comp_ms);
+    double elapsed = 0;
+    const int ok = halo_loop(bytes, sweeps, warmup, iterations, &elapsed);
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("halo %ld B to and from each of 2 neighbours, %d ranks, computation %ld ms "
+             "(%ld sweeps), %ld iterations\n",
+             bytes, size, comp_ms, sweeps, iterations);
+      printf("time per iteration %.3f ms\n", elapsed / (double)iterations * 1e3);
+      printf("result %s\n", ok ? "ok" : "WRONG");
+    }
+#ifdef LOOP_LIBOVERLAP
+    OVX_Finalize();
+#endif
+    MPI_Finalize();
+    return 0;
+  }
   const long count = bytes / 8;
   double* in = malloc((size_t)count * sizeof(double));
   double* out = malloc((size_t)count * sizeof(double));
@@ -98,9 +175,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   for (long i = 0; i < count; ++i) in[i] = (double)(rank + 1) * (double)(i % 7);
-  for (int i = 0; i < KERNEL_DOUBLES; ++i) kernel[i] = 1.0 + i * 1e-6;
   const long sweeps = calibrate((double)comp_ms);
-  const long warmup = iterations / 10 + 1;
   double t0 = 0;
   for (long it = -warmup; it < iterations; ++it) {
     if (it == 0) {

@@ -107,6 +107,11 @@ TEST(AdviceRule, HowNamesTheMpiAndTheThreads) {
   EXPECT_NE(how_to_get(AdviseSetup::shared_core, true, 4).find("OMP_NUM_THREADS=3 "),
             std::string::npos);
   EXPECT_NE(how_to_get(AdviseSetup::caller, true, 4).find("--progress caller"), std::string::npos);
+  // A program's own point-to-point: overlap-run drives it under caller too.
+  EXPECT_NE(how_to_get(AdviseSetup::caller, true, 4, true).find("overlap-run --progress caller --"),
+            std::string::npos);
+  EXPECT_EQ(how_to_get(AdviseSetup::caller, true, 4, true).find("leaves a program's own"),
+            std::string::npos);
   for (AdviseSetup s : kAdviseSetupNames.values()) {
     if (s < AdviseSetup::advice) EXPECT_FALSE(how_to_get(s, true, 2).empty());
   }

@@ -17,12 +17,15 @@ last set-up and the advice measures that set-up and recomputes the advice from a
 With --cluster: 2 ranks on 2 nodes of the emulated cluster (one core each), the same checks
 of the file, the ranks on two hosts (MPICH 4.0.2 may hang in MPI_Finalize there after
 writing complete results: accepted, and said, as check_sync.py does).
+--op ihalo (2 ranks): the program's own point-to-point exchange measured by the same
+set-ups, each nbc point the exchange at the size asked for, caller got through overlap-run.
 With --loop and --run: examples/iallreduce-loop (the loop advise models, as a program
 writes it) on 2 ranks, plain and under overlap-run --progress shared: the right sum, a time
 per iteration, and under overlap-run every MPI_Iallreduce routed to liboverlap (its report,
 with each call's bytes and a wait window per request); advise --from that report takes the
 loop's collective, message and computation; advise itself under overlap-run is refused in
-one line (exit 2).
+one line (exit 2). The same example's halo loop (`halo`): every byte right, plain and
+under overlap-run.
 Never asserts timings. Exit codes: 0 pass, 1 fail.
 """
 import json
@@ -252,6 +255,31 @@ def two_ranks(args, env, tmp):
             fail(f"{s} on one core per rank: {pt['status']} {pt['reason']!r}")
 
 
+def halo(args, env, tmp):
+    """--op ihalo: the program's own point-to-point (each rank a message to and from each ring
+    neighbour): the same set-ups, each nbc point the exchange at the size asked for, liboverlap's
+    set-ups with its engine driving MPI (no algorithm), caller got through overlap-run."""
+    out = os.path.join(tmp, "halo.json")
+    p = run(launcher(args, 2) + [args.bench, "advise", "--op", "ihalo", "--size", "64KiB",
+                                 "--setups", "mpi,caller,shared",
+                                 "--output", out] + SMALL, env)
+    if p.returncode != 0:
+        fail(f"advise --op ihalo exited {p.returncode}")
+    doc = check_file(out, args, 2, 1, p.stdout)
+    if doc["config"]["op"] != "ihalo":
+        fail(f"config op {doc['config']['op']!r}")
+    pts = by_setup(doc)
+    for s in ("mpi", "caller", "shared"):
+        pt = pts[s]
+        if pt["status"] != "measured":
+            fail(f"ihalo {s}: {pt['status']} {pt['reason']!r}")
+        n = pt["nbc"]
+        if n["op"] != "ihalo" or n["msg_bytes"] != 65536 or n["algorithm"]:
+            fail(f"ihalo {s}: nbc op {n['op']}, {n['msg_bytes']} B, algorithm {n['algorithm']!r}")
+    if not pts["caller"]["how"].startswith("overlap-run --progress caller -- PROGRAM"):
+        fail(f"ihalo caller: how {pts['caller']['how']!r}")
+
+
 def async_on(args, env, tmp):
     var = "MPICH_ASYNC_PROGRESS" if args.flavor == "mpich" else "OMPI_MCA_btl_tcp_progress_thread"
     out = os.path.join(tmp, "async.json")
@@ -365,6 +393,16 @@ def loop_example(args, env, tmp):
         if w is None or w["completed"] != s["calls"] or not 0 < w["min"] <= w["median"] <= w["max"]:
             fail(f"iallreduce-loop: site {s['site']['text']}: wait window {w}")
     from_report(args, env, tmp, report, loop_sites)
+    # The loop of --op ihalo (the program's own Irecv/Isend with both ring neighbours):
+    # every byte right, plain and under overlap-run; anything else after ITERATIONS refused.
+    for pre in ([], [args.run, "--progress", "shared", "--"]):
+        p = run(launcher(args, 2) + pre + [args.loop, "65536", "2", "20", "halo"], env)
+        if (p.returncode != 0 or "result ok" not in p.stdout
+                or "halo 65536 B to and from each of 2 neighbours" not in p.stdout):
+            fail(f"iallreduce-loop halo {' '.join(pre)}: exit {p.returncode}, no right result")
+    p = run(launcher(args, 1) + [args.loop, "65536", "2", "20", "hal"], env)
+    if p.returncode != 2 or "'hal' is not allowed" not in p.stderr:
+        fail(f"iallreduce-loop with 'hal': exit {p.returncode}, not refused")
     if args.loop_liboverlap:
         # The same loop on liboverlap's OVX_Iallreduce, under the policy of OVERLAP_PROGRESS
         # (advise's caller set-up): the right sum, the policy named.
@@ -423,6 +461,7 @@ def main():
         full = one_rank_two_cores(args, env, tmp)
         resume(args, env, tmp, full)
         two_ranks(args, env, tmp)
+        halo(args, env, tmp)
         grid(args, env, tmp)
         async_on(args, env, tmp)
         if args.loop:

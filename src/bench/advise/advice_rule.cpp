@@ -171,7 +171,7 @@ AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin, bool i
   return a;
 }
 
-std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
+std::string how_to_get(AdviseSetup setup, bool mpich, int threads, bool p2p) {
   const std::string fewer = fmt::format("OMP_NUM_THREADS={} ", std::max(1, threads - 1));
   switch (setup) {
     case AdviseSetup::mpi:
@@ -181,11 +181,18 @@ std::string how_to_get(AdviseSetup setup, bool mpich, int threads) {
                      "MPI_THREAD_MULTIPLE)"
                    : "OMPI_MCA_btl_tcp_progress_thread=1 in the environment (TCP transport)";
     case AdviseSetup::caller:
+      // overlap-run drives MPI while the program's own requests are outstanding, under
+      // every policy; its own collectives it leaves to MPI under caller.
+      if (p2p) {
+        return "overlap-run --progress caller -- PROGRAM (a program calling liboverlap: "
+               "OVX_Progress_begin/_end around its exchange, OVERLAP_PROGRESS=caller)";
+      }
       return "liboverlap's collectives in the program (OVX_Iallreduce, ...: "
              "docs/liboverlap.md) with OVERLAP_PROGRESS=caller; overlap-run --progress "
              "caller leaves a program's own collectives to MPI";
     case AdviseSetup::shared:
-      return "overlap-run --progress shared -- PROGRAM (a program calling liboverlap: "
+      return "overlap-run --progress shared -- PROGRAM (a program calling liboverlap: " +
+             std::string(p2p ? "OVX_Progress_begin/_end around its exchange, " : "") +
              "OVERLAP_PROGRESS=shared)";
     case AdviseSetup::dedicated:
       return threads > 1

@@ -49,8 +49,9 @@ std::string evidence_note(const AdvisePoint& p);
 AdvisePoint advise(const std::vector<AdvisePoint>& points, double margin, bool interleaved = true);
 
 // What a program does to get `setup` on ranks running `threads` computation threads
-// (mpich: the MPI library is MPICH, else Open MPI).
-std::string how_to_get(AdviseSetup setup, bool mpich, int threads);
+// (mpich: the MPI library is MPICH, else Open MPI; p2p: its communication is its own
+// nonblocking point-to-point, --op ihalo, rather than a nonblocking collective).
+std::string how_to_get(AdviseSetup setup, bool mpich, int threads, bool p2p = false);
 
 // A grid of several cells (messages x computations): the one set-up for all of them.
 // Per set-up measured in every cell that has a measurement, its worst loss: the largest

@@ -77,7 +77,10 @@ OVX_Progress policy_of(AdviseSetup s) {
 
 std::vector<OptionSpec> advise_options() {
   std::vector<OptionSpec> o = {
-      {"--op", "iallreduce", "The program's collective: " + kNonblockingNames.list(), "op"},
+      {"--op", "iallreduce",
+       "The program's nonblocking communication: " + kNonblockingNames.list() +
+           " (ihalo: its own MPI_Isend/MPI_Irecv with two neighbours, then MPI_Waitall)",
+       "op"},
       {"--size", "",
        "The program's message size per rank (e.g. 1MiB; a list or range, e.g. 64KiB:4MiB, "
        "measures each); none: the size at which MPI's own collective takes --comm-time",
@@ -130,6 +133,11 @@ std::vector<AdviseSetup> parse_setups(const std::string& text) {
 // --from: what the options beside it leave open comes from the program's report.
 void apply_program_loop(const std::string& path, const OptionValues& v, AdviseConfig& c) {
   if (path.empty()) throw UsageError("--from: '' is not allowed; expected a report file");
+  if (v.given("--op") && c.op == Collective::halo) {
+    throw UsageError(
+        "--from: reads the program's busiest nonblocking collective from its report; --op "
+        "ihalo is point-to-point: give --size and --comp-time instead of --from");
+  }
   const ProgramLoop loop =
       read_program_loop(path, v.given("--op") ? std::optional<Collective>(c.op) : std::nullopt);
   c.op = loop.op;
@@ -499,7 +507,7 @@ class AdviseRun : public Sweep<AdvisePoint> {
     SetupRun r;
     AdvisePoint& p = r.p;
     p = key(s, k);
-    p.how = how_to_get(s, kMpich, threads_);
+    p.how = how_to_get(s, kMpich, threads_, config_.op == Collective::halo);
     p.reason = unavailable(s);
     const Sized* z = p.reason.empty() ? &sizes(k) : nullptr;
     if (z != nullptr && !z->error.empty()) {

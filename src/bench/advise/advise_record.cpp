@@ -9,7 +9,8 @@ const Schema<AdviseConfig>& advise_config_schema() {
   using C = AdviseConfig;
   static const Schema<C> s =
       Schema<C>()
-          .add("op", &C::op, kNonblockingNames, "the program's nonblocking collective")
+          .add("op", &C::op, kNonblockingNames,
+               "the program's nonblocking collective, or ihalo (its point-to-point exchange)")
           .add("sizes_bytes", &C::sizes_bytes, Unit::bytes,
                "the program's message sizes (the collective's buffer per rank, nbc's meaning); "
                "empty: the sizes at which MPI's own collective takes target_comms_s")

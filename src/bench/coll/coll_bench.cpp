@@ -207,8 +207,7 @@ namespace {
 
 std::vector<OptionSpec> coll_options() {
   std::vector<OptionSpec> o = {
-      {"--op", "bcast,allreduce,alltoall",
-       "Collectives, comma-separated: " + kBlockingNames.list() + ", or all", "ops"},
+      {"--op", "bcast,allreduce,alltoall", op_list_help(kBlockingNames), "ops"},
       {"--sizes", "1KiB:1MiB",
        "Message sizes per rank (as in nbc): 4KiB,1MiB or a log2 range 1KiB:1MiB; rounded down "
        "to whole elements (8 B for reductions)",

@@ -313,8 +313,7 @@ std::vector<ProgressPoint> ProgressRun::measure(const ProgressPoint& key) {
 
 std::vector<OptionSpec> progress_options() {
   std::vector<OptionSpec> o = {
-      {"--op", "ibcast,iallreduce",
-       "Collectives, comma-separated: " + kNonblockingNames.list() + ", or all", "ops"},
+      {"--op", "ibcast,iallreduce", op_list_help(kNonblockingNames), "ops"},
       {"--sizes", "64KiB:1MiB",
        "Message sizes per rank (as in nbc): 64KiB,1MiB or a log2 range 64KiB:1MiB", "sizes_bytes"},
       {"--impl", "mpi", "Whose collectives: mpi, overlap (liboverlap) or both, in turn", "impls"},

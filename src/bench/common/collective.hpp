@@ -4,6 +4,11 @@
 // allgather, alltoall, gather, scatter and reduce_scatter_block (as in OSU and IMB).
 // Reductions use MPI_DOUBLE + MPI_SUM, the rest MPI_BYTE. The root is rank 0. barrier has
 // no size. One enum, two vocabularies: `nbc` names them ibcast, ..., `coll` bcast, ....
+// `halo` is not a collective but the point-to-point pattern of a stencil code, measured by
+// the same sweeps: each rank exchanges a message with each of its two neighbours on a ring
+// (MPI_Irecv x 2, MPI_Isend x 2, MPI_Waitall); liboverlap's form is the same calls with its
+// engine driving MPI from OVX_Progress_begin to OVX_Progress_end, as overlap-run does for a
+// program's own requests. "all" in an --op list means the collectives, not halo.
 #pragma once
 
 #include <mpi.h>
@@ -27,9 +32,12 @@ enum class Collective {
   scatter,
   reduce_scatter_block,
   barrier,
+  halo,
 };
 
-inline constexpr EnumNames<Collective, 9> kNonblockingNames{
+using CollectiveNames = EnumNames<Collective, 10>;
+
+inline constexpr CollectiveNames kNonblockingNames{
     "nonblocking collective",
     {{{Collective::bcast, "ibcast"},
       {Collective::reduce, "ireduce"},
@@ -39,9 +47,10 @@ inline constexpr EnumNames<Collective, 9> kNonblockingNames{
       {Collective::gather, "igather"},
       {Collective::scatter, "iscatter"},
       {Collective::reduce_scatter_block, "ireduce_scatter_block"},
-      {Collective::barrier, "ibarrier"}}}};
+      {Collective::barrier, "ibarrier"},
+      {Collective::halo, "ihalo"}}}};
 
-inline constexpr EnumNames<Collective, 9> kBlockingNames{
+inline constexpr CollectiveNames kBlockingNames{
     "collective",
     {{{Collective::bcast, "bcast"},
       {Collective::reduce, "reduce"},
@@ -51,13 +60,14 @@ inline constexpr EnumNames<Collective, 9> kBlockingNames{
       {Collective::gather, "gather"},
       {Collective::scatter, "scatter"},
       {Collective::reduce_scatter_block, "reduce_scatter_block"},
-      {Collective::barrier, "barrier"}}}};
+      {Collective::barrier, "barrier"},
+      {Collective::halo, "halo"}}}};
 
 // Bytes per element: 8 (MPI_DOUBLE) for the reductions, 1 (MPI_BYTE) for the rest.
 int element_bytes(Collective op);
 
 // The algorithm liboverlap runs `op` with for `msg_bytes` per rank on `size` ranks
-// (OVX_Algorithm); empty for MPI's own, whose choice nobody reports.
+// (OVX_Algorithm); empty for MPI's own, whose choice nobody reports, and for halo.
 std::string liboverlap_algorithm(Collective op, Implementation impl, long msg_bytes, int size);
 
 // One collective on its own buffers, run by one implementation.
@@ -74,17 +84,20 @@ class CollectiveCall : public Operation {
   long elements() const override { return elements_; }
   long msg_bytes() const { return elements_ * element_bytes(); }
 
-  // MPI_I<op> or OVX_I<op> with the same arguments.
+  // MPI_I<op> or OVX_I<op> with the same arguments (halo: its four calls, liboverlap's
+  // engine driving MPI from here to wait()).
   void start() override;
   bool test() override;
   void wait() override;
   // The blocking form: MPI_<op> for mpi, OVX_I<op> + MPI_Wait for overlap (liboverlap has
-  // no blocking collectives: this is what an application using it would call). MPI's
+  // no blocking collectives: this is what an application using it would call); halo: its
+  // four calls and MPI_Waitall. MPI's
   // returns once this rank's result was read (observe_result).
   void run_blocking();
 
  private:
   void observe_result() const;
+  void start_halo();
   Collective op_;
   Implementation impl_;
   MPI_Comm comm_;
@@ -95,13 +108,15 @@ class CollectiveCall : public Operation {
   std::vector<unsigned char> send_;
   std::vector<unsigned char> recv_;
   MPI_Request request_ = MPI_REQUEST_NULL;
+  MPI_Request halo_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  bool progressing_ = false;  // halo, liboverlap: OVX_Progress_begin called, _end not yet
 };
 
 // Gives every call its buffers for `elements` per message; returns why this rank cannot
 // (less than one element, more than MPI's int counts, no memory), or "". `names` names the
 // collective in the message.
 std::string prepare_buffers(std::vector<CollectiveCall>& calls, long elements,
-                            const EnumNames<Collective, 9>& names, int rank);
+                            const CollectiveNames& names, int rank);
 
 // A collective's blocking form as an Operation: start() runs it to completion (MPI_<op>,
 // or OVX_I<op> + MPI_Wait for liboverlap), wait() has nothing left to do.

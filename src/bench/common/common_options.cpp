@@ -10,14 +10,16 @@
 namespace overlap::bench {
 
 std::vector<Collective> parse_collectives(const std::string& text, const std::string& option,
-                                          const EnumNames<Collective, 9>& names) {
+                                          const CollectiveNames& names) {
   std::vector<Collective> ops;
   const auto add = [&](Collective op) {
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   };
   for (const std::string& name : parse_name_list(text, option)) {
-    if (name == "all") {
-      for (Collective op : names.values()) add(op);
+    if (name == "all") {  // the collectives: halo is point-to-point, asked for by name
+      for (Collective op : names.values()) {
+        if (op != Collective::halo) add(op);
+      }
       continue;
     }
     const auto op = names.parse(name);
@@ -30,6 +32,12 @@ std::vector<Collective> parse_collectives(const std::string& text, const std::st
   return ops;
 }
 
+std::string op_list_help(const CollectiveNames& names) {
+  return "Collectives, comma-separated: " + names.list() + ", or all (the collectives; " +
+         std::string(names.name(Collective::halo)) +
+         ", a point-to-point exchange with two neighbours, by name)";
+}
+
 std::vector<Implementation> parse_impls(const std::string& text, const std::string& option) {
   std::vector<Implementation> impls;
   for (const std::string& name : parse_name_list(text, option)) {
@@ -40,7 +48,7 @@ std::vector<Implementation> parse_impls(const std::string& text, const std::stri
 }
 
 void check_sizes_hold_an_element(const std::vector<Collective>& ops, const std::vector<long>& sizes,
-                                 const EnumNames<Collective, 9>& names) {
+                                 const CollectiveNames& names) {
   for (Collective op : ops) {
     if (op == Collective::barrier) continue;
     const int element = element_bytes(op);

@@ -134,8 +134,7 @@ namespace {
 
 std::vector<OptionSpec> latency_options() {
   std::vector<OptionSpec> o = {
-      {"--op", "ibcast,iallreduce,ialltoall",
-       "Collectives, comma-separated: " + kNonblockingNames.list() + ", or all", "ops"},
+      {"--op", "ibcast,iallreduce,ialltoall", op_list_help(kNonblockingNames), "ops"},
       {"--sizes", "64KiB:16MiB",
        "Message sizes per rank (as in nbc): 64KiB,1MiB or a log2 range 64KiB:16MiB; rounded "
        "down to whole elements (8 B for reductions)",

@@ -449,8 +449,7 @@ std::vector<OptionSpec> nbc_options() {
        "a core free or --dedicate-cores leaves one, else shared), caller, shared or dedicated "
        "(dedicated leaves one core free, see --dedicate-cores)",
        "progress"},
-      {"--op", "ibcast", "Collectives, comma-separated: " + kNonblockingNames.list() + ", or all",
-       "ops"},
+      {"--op", "ibcast", op_list_help(kNonblockingNames), "ops"},
       {"--comm-times", "1ms:16ms",
        "Target communication times: 1ms,4ms,16ms or a log2 range 1ms:64ms", "comm_times_s"},
       {"--comp-times", "1ms:16ms", "Target computation times, same forms", "comp_times_s"},

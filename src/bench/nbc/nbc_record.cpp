@@ -12,7 +12,8 @@ const Schema<NbcConfig>& nbc_config_schema() {
           .add("impls", &C::impls, kImplementationNames,
                "whose collectives, measured point by point: the MPI library's or liboverlap's")
           .add("progress", &C::progress, kProgressPolicyNames, "liboverlap's progress policy")
-          .add("ops", &C::ops, kNonblockingNames, "the collectives of the sweep")
+          .add("ops", &C::ops, kNonblockingNames,
+               "the collectives of the sweep (ihalo: a point-to-point exchange)")
           .add("comm_times_s", &C::comm_times_s, Unit::seconds, "target communication times")
           .add("comp_times_s", &C::comp_times_s, Unit::seconds, "target computation times")
           .add("iterations", &C::iterations, Unit::count, "iterations measured per point")
@@ -68,7 +69,7 @@ const Schema<NbcPoint>& nbc_point_schema() {
   static const Schema<P> s =
       Schema<P>()
           .add("impl", &P::impl, kImplementationNames, "whose collective")
-          .add("op", &P::op, kNonblockingNames, "the collective")
+          .add("op", &P::op, kNonblockingNames, "the collective (ihalo: a point-to-point exchange)")
           .add("target_comm_s", &P::target_comm_s, Unit::seconds, "grid coordinate asked for")
           .add("target_comp_s", &P::target_comp_s, Unit::seconds, "grid coordinate asked for")
           .add("valid", &P::valid, Unit::none,
