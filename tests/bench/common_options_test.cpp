@@ -34,9 +34,7 @@ TEST(OpList, HaloIsAskedForByName) {
   EXPECT_NE(op_list_help(kNonblockingNames).find("ihalo"), std::string::npos);
 }
 
-TEST(OpList, HaloExchangesOneByteElements) {
-  EXPECT_EQ(element_bytes(Collective::halo), 1);
-}
+TEST(OpList, HaloExchangesOneByteElements) { EXPECT_EQ(element_bytes(Collective::halo), 1); }
 
 }  // namespace
 }  // namespace overlap::bench
