@@ -156,6 +156,9 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
   const double lead = std::max(kMinLead, 2 * clock.quality().barrier_window_s);
   WindowRun run;
   int kept = 0;
+  // Windows the kept batches so far discarded: finish_windows counts them from the batches
+  // it keeps, so they are added here only when a restart drops those batches.
+  int kept_late = 0, kept_overrun = 0;
   for (int b = 0; b < kMaxBatches && kept < config.iterations; ++b) {
     const int n = config.iterations - kept;
     RawBatch raw = run_windows(clock, op, clock.agree_on_instant(lead + window), window, n);
@@ -166,15 +169,17 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
     const measure::WindowStep step = measure::next_window_step(
         {n, now.late, now.overrun}, window, config.window_s.has_value(), b + 1 == kMaxBatches);
     if (step.restart) {
-      run.late += now.late;
-      run.overrun += now.overrun;
+      run.late += kept_late + now.late;
+      run.overrun += kept_overrun + now.overrun;
       run.restarted += kept + static_cast<int>(now.latency.size());
       run.kept.clear();
-      kept = 0;
+      kept = kept_late = kept_overrun = 0;
       window = step.window;
       continue;
     }
     kept += static_cast<int>(now.latency.size());
+    kept_late += now.late;
+    kept_overrun += now.overrun;
     run.kept.push_back(std::make_shared<const RawBatch>(std::move(raw)));
   }
   if (config.naive) {
