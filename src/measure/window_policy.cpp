@@ -9,4 +9,16 @@ WindowStep next_window_step(const WindowBatchOutcome& b, double window, bool fix
   return {true, 2 * window};
 }
 
+void WindowTally::add(const WindowBatchOutcome& b, int on_time, bool restart) {
+  windows += b.windows;
+  kept += on_time;
+  kept_late += b.late;
+  kept_overrun += b.overrun;
+  if (!restart) return;
+  late += kept_late;
+  overrun += kept_overrun;
+  restarted += kept;
+  kept = kept_late = kept_overrun = 0;
+}
+
 }  // namespace overlap::measure

@@ -25,4 +25,18 @@ struct WindowStep {
 // this batch is kept whatever it lost.
 WindowStep next_window_step(const WindowBatchOutcome& batch, double window, bool fixed, bool last);
 
+// A point's windows as its batches come, so that windows tried = kept + late + overrun +
+// restarted however the batches and restarts fall. The sample being kept carries its own
+// discards (kept_late, kept_overrun), which a restart moves to late and overrun.
+struct WindowTally {
+  int windows = 0;    // tried, all batches
+  int late = 0;       // discarded in batches a restart dropped
+  int overrun = 0;    // likewise
+  int restarted = 0;  // on time and within their window, dropped by a restart
+  int kept = 0, kept_late = 0, kept_overrun = 0;  // the sample kept so far
+
+  // A batch of b.windows, `on_time` of them kept unless `restart` drops the sample.
+  void add(const WindowBatchOutcome& b, int on_time, bool restart);
+};
+
 }  // namespace overlap::measure

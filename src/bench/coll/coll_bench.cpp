@@ -155,33 +155,29 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
   double window = config.window_s.value_or(std::max(kMinWindow, kPilotFactor * pilot));
   const double lead = std::max(kMinLead, 2 * clock.quality().barrier_window_s);
   WindowRun run;
-  int kept = 0;
-  // Windows the kept batches so far discarded: finish_windows counts them from the batches
-  // it keeps, so they are added here only when a restart drops those batches.
-  int kept_late = 0, kept_overrun = 0;
-  for (int b = 0; b < kMaxBatches && kept < config.iterations; ++b) {
-    const int n = config.iterations - kept;
+  measure::WindowTally tally;
+  for (int b = 0; b < kMaxBatches && tally.kept < config.iterations; ++b) {
+    const int n = config.iterations - tally.kept;
     RawBatch raw = run_windows(clock, op, clock.agree_on_instant(lead + window), window, n);
     // Every rank reduces the same numbers, so all take the same next step.
     const Batch now = reduce_batch(clock, raw);
-    run.windows += n;
     run.window_s = window;
+    const measure::WindowBatchOutcome outcome{n, now.late, now.overrun};
     const measure::WindowStep step = measure::next_window_step(
-        {n, now.late, now.overrun}, window, config.window_s.has_value(), b + 1 == kMaxBatches);
+        outcome, window, config.window_s.has_value(), b + 1 == kMaxBatches);
+    tally.add(outcome, static_cast<int>(now.latency.size()), step.restart);
     if (step.restart) {
-      run.late += kept_late + now.late;
-      run.overrun += kept_overrun + now.overrun;
-      run.restarted += kept + static_cast<int>(now.latency.size());
       run.kept.clear();
-      kept = kept_late = kept_overrun = 0;
       window = step.window;
       continue;
     }
-    kept += static_cast<int>(now.latency.size());
-    kept_late += now.late;
-    kept_overrun += now.overrun;
     run.kept.push_back(std::make_shared<const RawBatch>(std::move(raw)));
   }
+  // The kept batches' own discards are counted again when they are finished.
+  run.windows = tally.windows;
+  run.late = tally.late;
+  run.overrun = tally.overrun;
+  run.restarted = tally.restarted;
   if (config.naive) {
     const auto [mean, most] = naive_loop(clock, op, config.iterations);
     run.naive_mean_s = mean;
