@@ -155,7 +155,7 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
   double window = config.window_s.value_or(std::max(kMinWindow, kPilotFactor * pilot));
   const double lead = std::max(kMinLead, 2 * clock.quality().barrier_window_s);
   WindowRun run;
-  measure::WindowTally tally;
+  measure::WindowTally& tally = run.tally;
   for (int b = 0; b < kMaxBatches && tally.kept < config.iterations; ++b) {
     const int n = config.iterations - tally.kept;
     RawBatch raw = run_windows(clock, op, clock.agree_on_instant(lead + window), window, n);
@@ -173,11 +173,6 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
     }
     run.kept.push_back(std::make_shared<const RawBatch>(std::move(raw)));
   }
-  // The kept batches' own discards are counted again when they are finished.
-  run.windows = tally.windows;
-  run.late = tally.late;
-  run.overrun = tally.overrun;
-  run.restarted = tally.restarted;
   if (config.naive) {
     const auto [mean, most] = naive_loop(clock, op, config.iterations);
     run.naive_mean_s = mean;
@@ -188,11 +183,11 @@ WindowRun run_window_batches(GlobalClock& clock, const CollConfig& config, Opera
 
 CollPoint finish_windows(GlobalClock& clock, const WindowRun& run) {
   CollPoint p;
-  p.windows = run.windows;
+  p.windows = run.tally.windows;
   p.window_s = run.window_s;
-  p.late_windows = run.late;
-  p.overrun_windows = run.overrun;
-  p.restarted_windows = run.restarted;
+  p.late_windows = run.tally.late;
+  p.overrun_windows = run.tally.overrun;
+  p.restarted_windows = run.tally.restarted;
   std::vector<Batch> batches;
   for (const auto& raw : run.kept) batches.push_back(reduce_batch(clock, *raw));
   summarise(p, batches, clock.size());

@@ -20,6 +20,7 @@
 #include "bench/common/benchmark.hpp"
 #include "bench/common/global_clock.hpp"
 #include "bench/common/operation.hpp"
+#include "measure/window_policy.hpp"
 
 namespace overlap::bench {
 
@@ -29,10 +30,9 @@ struct RawBatch;
 // rank's local clock, and the counts of what was dropped on the way.
 struct WindowRun {
   std::vector<std::shared_ptr<const RawBatch>> kept;
-  int windows = 0;    // run, all batches
-  int late = 0;       // in dropped batches (the kept batches' are counted when finished)
-  int overrun = 0;    // in dropped batches
-  int restarted = 0;  // on time and within their window, dropped when the window widened
+  // Windows run, and those dropped batches discarded or restarted (the kept batches'
+  // discards are counted again when they are finished, from the interpolated clock).
+  measure::WindowTally tally;
   double window_s = 0;
   std::optional<double> naive_mean_s, naive_max_s;  // the MPI_Barrier loop, when asked
 };
