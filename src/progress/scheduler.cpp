@@ -82,8 +82,12 @@ int Scheduler::run_pass() {
   // Index loops: a completion callback may submit (into the inbox), never into active_.
   for (std::size_t i = 0; i < active_.size(); ++i) work += active_[i]->start_ready();
   work += test_all();
-  // Not counted as work: nothing tells whether the application's operations moved.
-  if (holds_.load(std::memory_order_acquire) > 0) {
+  // Not counted as work: nothing tells whether the application's operations moved. Only
+  // the engine's threads poke: a pass inside the application's own MPI call (caller's
+  // passes, the fault handler's) leaves MPI's progress to that call, as without the hold.
+  // A probe there made MPICH start a rendezvous at MPI_Isend that then stalled until the
+  // wait (a halo loop 25 % slower under overlap-run caller; docs/liboverlap.md).
+  if (progress_thread && holds_.load(std::memory_order_acquire) > 0) {
     if (RequestTester* t = hold_tester_.load(std::memory_order_acquire)) t->poke();
   }
   for (std::size_t i = 0; i < active_.size(); ++i) {
