@@ -73,6 +73,11 @@ int ovx_private_progress(void) {
   return e == nullptr ? 0 : e->progress();
 }
 
+int ovx_private_progress_in_call(void) {
+  ProgressEngine* e = running_engine();
+  return e == nullptr ? 0 : e->progress_in_call();
+}
+
 int ovx_private_watch(MPI_Request request, void (*done)(void*, const MPI_Status*), void* arg) {
   ProgressEngine* e = running_engine();
   if (e == nullptr || done == nullptr || request == MPI_REQUEST_NULL) return MPI_ERR_OTHER;

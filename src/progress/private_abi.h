@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define OVX_PRIVATE_ABI_VERSION 4
+#define OVX_PRIVATE_ABI_VERSION 5
 
 /* The ABI version this liboverlap.so implements (compare with OVX_PRIVATE_ABI_VERSION). */
 int ovx_private_abi_version(void);
@@ -32,6 +32,9 @@ void ovx_private_release(void);
 /* One progress pass from the calling thread; returns the work it did (0 when another
  * thread is doing the pass). */
 int ovx_private_progress(void);
+/* The same pass from inside the program's own MPI call, right before MPI's function runs:
+ * a hold gets no probe there (that call progresses MPI as it would without the hold). */
+int ovx_private_progress_in_call(void);
 
 /* Hands a request the caller posted (e.g. an MPI_Isend posted on the application's thread
  * to keep MPI's matching order) to the engine, which tests it in its passes, in the same

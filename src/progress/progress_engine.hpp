@@ -45,6 +45,7 @@ class ProgressEngine {
   void submit(std::shared_ptr<TaskGraph> graph) { scheduler_.submit(std::move(graph)); }
   // One collaborative pass from the calling thread.
   int progress() { return scheduler_.progress(); }
+  int progress_in_call() { return scheduler_.progress_in_call(); }
   // Progresses (everything) until `graph` completes.
   void wait(const TaskGraph& graph) {
     wait_until([&graph] { return graph.complete(); });

@@ -10,6 +10,7 @@ namespace {
 // which may call our MPI hook, which must not start a nested pass.
 thread_local int pass_depth = 0;
 thread_local bool progress_thread = false;
+thread_local bool in_call_pass = false;  // the pass is progress_in_call()'s
 }  // namespace
 
 void Scheduler::mark_progress_thread() { progress_thread = true; }
@@ -66,6 +67,13 @@ int Scheduler::progress() {
   return run_pass();
 }
 
+int Scheduler::progress_in_call() {
+  in_call_pass = true;
+  const int work = progress();
+  in_call_pass = false;
+  return work;
+}
+
 void Scheduler::take_inbox() {
   std::lock_guard lock(inbox_mu_);
   for (auto& g : inbox_) active_.push_back(std::move(g));
@@ -82,12 +90,13 @@ int Scheduler::run_pass() {
   // Index loops: a completion callback may submit (into the inbox), never into active_.
   for (std::size_t i = 0; i < active_.size(); ++i) work += active_[i]->start_ready();
   work += test_all();
-  // Not counted as work: nothing tells whether the application's operations moved. Only
-  // the engine's threads poke: a pass inside the application's own MPI call (caller's
-  // passes, the fault handler's) leaves MPI's progress to that call, as without the hold.
-  // A probe there made MPICH start a rendezvous at MPI_Isend that then stalled until the
-  // wait (a halo loop 25 % slower under overlap-run caller; docs/liboverlap.md).
-  if (progress_thread && holds_.load(std::memory_order_acquire) > 0) {
+  // Not counted as work: nothing tells whether the application's operations moved. Not
+  // from inside the application's own MPI call (progress_in_call): a probe there changes
+  // when MPI moves the application's requests. With MPICH + UCX, probes right after a
+  // program's MPI_Isend let its rendezvous start and then stall until the wait (a halo
+  // loop 7-37 % slower under overlap-run caller; docs/liboverlap.md).
+  const bool probe = holds_.load(std::memory_order_acquire) > 0 && !in_call_pass;
+  if (probe) {
     if (RequestTester* t = hold_tester_.load(std::memory_order_acquire)) t->poke();
   }
   for (std::size_t i = 0; i < active_.size(); ++i) {

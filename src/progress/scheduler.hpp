@@ -53,6 +53,10 @@ class Scheduler {
   // One pass. Returns 0 when another thread is doing the pass, or when called again from
   // inside a pass (MPI progress hooks can re-enter through MPI_Test).
   int progress();
+  // One pass from inside the application's own MPI call, right before MPI's function runs
+  // (overlap-run's passes under `caller`): as progress(), but a hold gets no probe, since
+  // that call progresses MPI as it would without the hold.
+  int progress_in_call();
   // Calls of progress() from threads that are not a progress thread (MPI_Wait/Test on a
   // collective, MPI's progress hook), whether or not they got the pass. While they keep
   // coming the application's own MPI calls are progressing everything, and a `shared`

@@ -140,36 +140,26 @@ class PokeCounter : public RequestTester {
   std::atomic<int> pokes{0};
 };
 
-TEST(Scheduler, HoldPokesEveryEnginePassUntilReleasedAndCountsAsInFlight) {
+TEST(Scheduler, HoldPokesEveryPassUntilReleasedAndCountsAsInFlight) {
   Scheduler s;
   PokeCounter t;
-  // A pass of the engine's own (a thread marked as the engine's, as its threads are).
-  const auto engine_pass = [&s] {
-    std::thread([&s] {
-      Scheduler::mark_progress_thread();
-      s.progress();
-    }).join();
-  };
-  engine_pass();
+  s.progress();
   EXPECT_EQ(t.pokes.load(), 0) << "no hold, no poke";
   EXPECT_FALSE(s.release_hold()) << "nothing to release";
   s.hold(t);
   s.hold(t);  // counted: two users (threads) at once
   EXPECT_EQ(s.holds(), 2);
   EXPECT_EQ(s.in_flight(), 2u) << "a progress thread must keep passing while held";
-  engine_pass();
-  engine_pass();
-  EXPECT_EQ(t.pokes.load(), 2) << "one poke per pass";
   s.progress();
-  EXPECT_EQ(t.pokes.load(), 2)
-      << "a pass inside the application's own MPI call leaves MPI's progress to that call";
+  s.progress();
+  EXPECT_EQ(t.pokes.load(), 2) << "one poke per pass";
   EXPECT_TRUE(s.release_hold());
-  engine_pass();
+  s.progress();
   EXPECT_EQ(t.pokes.load(), 3) << "still held once";
   EXPECT_TRUE(s.release_hold());
   EXPECT_FALSE(s.release_hold()) << "more releases than holds";
   EXPECT_EQ(s.in_flight(), 0u);
-  engine_pass();
+  s.progress();
   EXPECT_EQ(t.pokes.load(), 3) << "released: no more pokes";
   // MPI_Finalize's abandon_all drops holds; a late release is refused, in_flight stays 0.
   s.hold(t);
@@ -177,6 +167,24 @@ TEST(Scheduler, HoldPokesEveryEnginePassUntilReleasedAndCountsAsInFlight) {
   EXPECT_EQ(s.holds(), 0);
   EXPECT_FALSE(s.release_hold());
   EXPECT_EQ(s.in_flight(), 0u);
+}
+
+// A pass inside the application's own MPI call (overlap-run under caller) leaves the held
+// requests to that call: no probe. Any other pass pokes.
+TEST(Scheduler, PassInsideTheApplicationsCallDoesNotPokeAHold) {
+  Scheduler s;
+  PokeCounter t;
+  s.hold(t);
+  s.progress_in_call();
+  s.progress_in_call();
+  EXPECT_EQ(t.pokes.load(), 0) << "a probe there changes when MPI moves the program's requests";
+  EXPECT_EQ(s.passes(), 2u) << "still passes: liboverlap's own work is tested there";
+  s.progress();
+  EXPECT_EQ(t.pokes.load(), 1) << "any other pass pokes (OVX_Poll, MPI's hooks, the engine)";
+  s.progress_in_call();
+  s.progress();
+  EXPECT_EQ(t.pokes.load(), 2) << "the in-call mark lasts one pass";
+  EXPECT_TRUE(s.release_hold());
 }
 
 TEST(Engine, SharedThreadPokesWhileHeldAndStopsAfter) {

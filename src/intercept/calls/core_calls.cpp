@@ -357,7 +357,7 @@ void core_fence() {
 }
 void core_poll() {
   Runtime& rt = runtime();
-  if (rt.active && !rt.progress->background()) rt.progress->poll();
+  if (rt.active && !rt.progress->background()) rt.progress->poll_in_call();
 }
 void core_settle(const void* addr, std::size_t len, int write) {
   const auto lo = reinterpret_cast<std::uintptr_t>(addr);

@@ -62,7 +62,7 @@ void observe(MPI_Comm comm, Describe&& describe) {
     record.spans = f.spans();
     return;
   }
-  if (!rt.progress->background()) rt.progress->poll();  // policy caller: a chance to progress
+  if (!rt.progress->background()) rt.progress->poll_in_call();  // caller: a chance to progress
   settle_own();
   Footprint f(type_extent, facts_of(comm));
   describe(f);

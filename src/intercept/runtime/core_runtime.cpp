@@ -156,7 +156,7 @@ void wait_slot(Slot& s, std::uint32_t token) {
 
 [[gnu::hot]] void begin_call() {
   Runtime& rt = runtime();
-  if (!rt.progress->background()) rt.progress->poll();
+  if (!rt.progress->background()) rt.progress->poll_in_call();
   reap();
 }
 

@@ -64,6 +64,8 @@ bool ProgressDriver::watch(MPI_Request request, DoneCallback done, void* arg) co
 
 int ProgressDriver::poll() const { return ovx_private_progress(); }
 
+int ProgressDriver::poll_in_call() const { return ovx_private_progress_in_call(); }
+
 void ProgressDriver::hurry(bool on) const { ovx_private_hurry(on ? 1 : 0); }
 
 const char* ProgressDriver::mechanism() const {

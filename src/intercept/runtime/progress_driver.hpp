@@ -34,6 +34,10 @@ class ProgressDriver {
   // One pass from the calling thread; returns the work it did (0 when another thread is
   // making a pass).
   int poll() const;
+  // The same pass at the start of one of the program's own MPI calls (policy caller): the
+  // program's requests are left to that call (no probe for them; docs/liboverlap.md,
+  // "Point-to-point progress").
+  int poll_in_call() const;
   // True when the engine's thread makes passes by itself, so a waiter may sleep.
   bool background() const { return policy_ != Policy::caller; }
   // Around a sleeping wait for a transfer: the engine's thread polls meanwhile instead of
