@@ -98,6 +98,10 @@ static void mode_huge(uint64_t seed) {
       uint64_t* buf =
           mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (buf == MAP_FAILED) fail("huge: out of memory", (long)bytes, round);
+      /* Huge pages where the kernel gives them on request: touching 2 GiB for the first
+       * time page by page took most of this test's time on the project's virtual machines
+       * (about 20 of 26 s plain, against 9 s with them). Protection stays per page. */
+      madvise(buf, bytes, MADV_HUGEPAGE);
       if (rank == 0) {
         for (size_t i = 0; i < words; i++) buf[i] = word(seed, round, i);
         MPI_Send(buf, count, big, 1, 70 + round, MPI_COMM_WORLD);
