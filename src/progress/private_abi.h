@@ -54,9 +54,9 @@ void ovx_private_hurry(int on);
 /* A hold on the engine (OVX_Progress_begin/_end without their error handling): while one
  * is open the engine passes and each pass (but ovx_private_progress_in_call's) pokes
  * MPI's own progress, for requests the caller's program posted and completes itself
- * (docs/liboverlap.md, "Point-to-point progress"). on != 0 opens one, on == 0 closes one. Returns
- * MPI_SUCCESS, or MPI_ERR_OTHER when no engine runs or (closing) none is open. Needs a use
- * (ovx_private_acquire). */
+ * (docs/liboverlap.md, "Point-to-point progress"). on != 0 opens one, on == 0 closes
+ * one. Returns MPI_SUCCESS, or MPI_ERR_OTHER when no engine runs or (closing) none is
+ * open. Needs a use (ovx_private_acquire). */
 int ovx_private_hold(int on);
 
 /* liboverlap's part of MPI_Finalize (stops the engine for good); call it right before

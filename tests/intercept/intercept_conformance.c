@@ -98,9 +98,10 @@ static void mode_huge(uint64_t seed) {
       uint64_t* buf =
           mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (buf == MAP_FAILED) fail("huge: out of memory", (long)bytes, round);
-      /* Huge pages where the kernel gives them on request: touching 2 GiB for the first
-       * time page by page took most of this test's time on the project's virtual machines
-       * (about 20 of 26 s plain, against 9 s with them). Protection stays per page. */
+      /* Huge pages where the kernel gives them on request (THP mode madvise or always):
+       * first touches of 2 GiB page by page were most of this test's time on the project's
+       * 2-core virtual machine (its plain run 22.3 s, 4.7 s with them). overlap-run's
+       * protection stays per 4 KiB page. */
       madvise(buf, bytes, MADV_HUGEPAGE);
       if (rank == 0) {
         for (size_t i = 0; i < words; i++) buf[i] = word(seed, round, i);
