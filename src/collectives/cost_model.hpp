@@ -5,8 +5,9 @@
 // per-message latency `a` is the number of bytes a link moves meanwhile (latency times
 // bandwidth; cost_params.hpp measures it and makes every rank agree on it). The default,
 // kLatencyBytes = 64 KiB (about 6 us at 10 GB/s, 50 us at 1 GB/s) the model reproduces, at P = 4,
-// the thresholds the algorithms were first given by hand (recursive doubling up to 256 KiB, scatter
-// + allgather broadcast from 512 KiB, ring allgather from 128 KiB in total); at large P it keeps
+// the thresholds the algorithms were first given by hand (recursive doubling up to 256 KiB, ring
+// allgather from 128 KiB in total; the scatter + allgather broadcast now from above 128 KiB, not
+// 512: a binomial root sends the whole message to each of its children); at large P it keeps
 // the ring algorithms, whose P - 1 steps each pay a latency, for blocks large enough to amortise
 // them (a ring allreduce of 256 KiB at P = 1024 would move 256-byte blocks in 2046 latency-bound
 // steps: Rabenseifner's log2 P steps win). Pure functions; unit-tested in

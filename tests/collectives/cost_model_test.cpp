@@ -24,12 +24,26 @@ TEST(CostModel, AtFourRanksTheOldThresholdsHold) {
   // Recursive doubling below 256 KiB.
   EXPECT_EQ(choose_allreduce(200 * KiB, 200 * KiB / 8, 4), AllreduceAlgorithm::recursive_doubling);
   EXPECT_NE(choose_allreduce(300 * KiB, 300 * KiB / 8, 4), AllreduceAlgorithm::recursive_doubling);
-  // Scatter + allgather broadcast from about 512 KiB.
-  EXPECT_EQ(choose_bcast(256 * KiB, 4), BcastAlgorithm::binomial);
+  // Scatter + allgather broadcast from above 128 KiB (the binomial root's link carries the
+  // message once per child: 2x at P = 4, against about 1.5x for scatter + allgather).
+  EXPECT_EQ(choose_bcast(64 * KiB, 4), BcastAlgorithm::binomial);
+  EXPECT_EQ(choose_bcast(128 * KiB, 4), BcastAlgorithm::binomial);
+  EXPECT_EQ(choose_bcast(256 * KiB, 4), BcastAlgorithm::scatter_allgather);
   EXPECT_EQ(choose_bcast(1 * MiB, 4), BcastAlgorithm::scatter_allgather);
   // Ring allgather from 128 KiB in total.
   EXPECT_EQ(choose_allgather(16 * KiB, 4), AllgatherAlgorithm::bruck);
   EXPECT_EQ(choose_allgather(64 * KiB, 4), AllgatherAlgorithm::ring);
+}
+
+TEST(CostModel, LargeBroadcastsScatterWhateverTheSegments) {
+  // P = 8, 1 MiB on 1 Gbit/s links (measured latency 8 us: about 1 KiB): the binomial root
+  // sends 3 MiB, scatter + allgather about 1.75 MiB per rank. Segmenting the tree's message
+  // (16 segments here) does not shrink what the root's link carries.
+  EXPECT_EQ(choose_bcast(1 * MiB, 8, 1100.0), BcastAlgorithm::scatter_allgather);
+  EXPECT_EQ(choose_bcast(1 * MiB, 8), BcastAlgorithm::scatter_allgather);
+  EXPECT_EQ(choose_bcast(16 * MiB, 16), BcastAlgorithm::scatter_allgather);
+  // A small message is latency-bound: the tree's log2 P steps beat the ring's P - 1.
+  EXPECT_EQ(choose_bcast(1 * KiB, 8, 1100.0), BcastAlgorithm::binomial);
 }
 
 TEST(CostModel, ManyRanksAvoidLatencyBoundRings) {
