@@ -58,8 +58,8 @@ BcastAlgorithm choose_bcast(std::size_t bytes, int p, double A) {
   // The root sends every segment to each of its ceil(log2 P) children over its one link:
   // that link carries log2 P times the message however it is segmented (segments only let
   // the ranks below forward meanwhile). Measured at P = 8 on 1 Gbit/s links (1 MiB):
-  // 42-51 ms for the binomial tree, 15-20 ms for MPICH's scatter + allgather
-  // (docs/results/spare-cores-2026-11-30).
+  // 42-51 ms for this binomial tree, 15-20 ms for MPICH's own broadcast, whose default
+  // selection is scatter + ring allgather there (docs/results/spare-cores-2026-11-30).
   const double binomial = g.log_p * (s * A + n);
   const double scatter_allgather = g.log_p * A + n * (g.p - 1) / g.p + (g.p - 1) * (A + n / g.p);
   return scatter_allgather < binomial ? BcastAlgorithm::scatter_allgather

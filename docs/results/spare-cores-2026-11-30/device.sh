@@ -28,12 +28,11 @@ if [ -z "${LOCAL:-}" ]; then
   B=/opt/overlap-bundle
   ob() { echo "$B/$1/bin/overlap-bench"; }
   orun() { echo "$B/$1/bin/overlap-run"; }
-  loop() { echo "$root/.bundle/loop-$1"; }
 else
   ob() { echo "$root/build/test-$1/src/apps/overlap-bench"; }
   orun() { echo "$root/build/test-$1/src/apps/overlap-run"; }
-  loop() { echo "$root/.bundle/loop-$1"; }
 fi
+loop() { echo "$root/.bundle/loop-$1"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OVERLAP_CLUSTER_PREFIX=dev-
 # MPICH 4.0.2 + UCX may hang in MPI_Finalize across nodes after writing its results: a
 # finished --output file ends the job after this grace (scripts/cluster run --done).

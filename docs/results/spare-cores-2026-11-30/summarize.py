@@ -31,10 +31,14 @@ def size_name(b):
     return f"{b} B"
 
 
+def mark(point):
+    return "*" if point.get("imprecise") else ""
+
+
 def nbc_diagonal(title, files):
     print(f"\n### {title}\n")
     print("| run | op | comm = comp | MPI's own r_ovh / r_slow | liboverlap r_ovh / r_comm / "
-          "r_slow | liboverlap's point |")
+          "r_slow | flags |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name in files:
         res = load(name + ".json")
@@ -47,16 +51,20 @@ def nbc_diagonal(title, files):
             rows.setdefault((p["op"], round(p["target_comm_s"] * 1e3)), {})[p["impl"]] = p
         for (op, t), row in rows.items():
             m, o = row.get("mpi"), row.get("overlap")
-            mc = f"{m['r_overhead']:.2f} / {m['r_comp_slowdown']:.2f}" if m else "n/a"
-            if o is None:
-                print(f"| {name} | {op} | {t} ms | {mc} | n/a | not measured |")
-                continue
-            flags = "; ".join(o.get("imprecise") or []) or o["diagnosis"]
-            oc = f"{o['r_overhead']:.2f} / {o['r_comm']:.2f} / {o['r_comp_slowdown']:.2f}"
-            print(f"| {name} | {op} | {t} ms | {mc} | {oc} | {flags} |")
+            mc = f"{m['r_overhead']:.2f} / {m['r_comp_slowdown']:.2f}{mark(m)}" if m else "n/a"
+            oc = (f"{o['r_overhead']:.2f} / {o['r_comm']:.2f} / {o['r_comp_slowdown']:.2f}"
+                  f"{mark(o)}" if o else "not measured")
+            flags = "; ".join(f"{who}: {'; '.join(q['imprecise'])}"
+                              for who, q in (("MPI", m), ("liboverlap", o)) if q and q["imprecise"])
+            print(f"| {name} | {op} | {t} ms | {mc} | {oc} | {flags or '-'} |")
         if not res.get("complete"):
             print(f"| {name} | | | | | run stopped at its time limit: "
                   f"{len(res['points'])} points measured |")
+
+
+def uncertain(point):
+    note = point.get("reason") or ""
+    return "*" if "imprecise" in note or "uncertain" in note else ""
 
 
 def advise_table(files):
@@ -70,48 +78,42 @@ def advise_table(files):
         if res is None:
             continue
         by = {p["setup"]: p for p in res["points"]}
-        cells = [ms(by[s]["t_iter_s"]) if s in by and by[s]["status"] == "measured" else "-"
-                 for s in setups]
+        cells = [ms(by[s]["t_iter_s"]) + uncertain(by[s])
+                 if s in by and by[s]["status"] == "measured" else "-" for s in setups]
         adv = by.get("advice", {})
         sp = adv.get("speedup")
-        print(f"| {name} | " + " | ".join(cells) +
-              f" | {adv.get('recommended', 'n/a')} | {sp:.2f}x |" if sp else " | n/a | |")
+        advice = f"{adv.get('recommended')} | {sp:.2f}x{uncertain(adv)}" if sp else "n/a |"
+        print(f"| {name} | " + " | ".join(cells) + f" | {advice} |")
 
 
-def p2p_table(files):
-    print("\n### p2p, 2 MiB x 16 ms, blocking code (Open MPI)\n")
-    print("| run | threads | t_iter ms (p25-p75) | over plain |")
-    print("| --- | --- | --- | --- |")
+def speedup_rows(rows):
+    """rows: (name, per-iteration seconds or None, extra cells); each over the first's."""
     base = None
+    for name, t, extra in rows:
+        if t is None:
+            print(f"| {name} | no result |{' |' * (len(extra) + 1)}")
+            continue
+        base = base or t
+        print(f"| {name} | " + "".join(f"{c} | " for c in extra) +
+              f"{ms(t)} ms | {base / t:.2f}x |")
+
+
+def p2p_rows(files):
     for name in files:
         res = load(name + ".json")
-        if res is None:
-            continue
-        p = res["points"][0]
-        t = p["t_iter_s"]
-        base = base or t
-        thr = res["metadata"].get("threads")
-        print(f"| {name} | {thr} | {ms(t)} ({ms(p['t_iter_p25_s'])}-{ms(p['t_iter_p75_s'])}) "
-              f"| {base / t:.2f}x |")
+        if res is not None:
+            p = res["points"][0]
+            spread = f"p25-p75 {ms(p['t_iter_p25_s'])}-{ms(p['t_iter_p75_s'])} ms"
+            yield name, p["t_iter_s"], [res["metadata"].get("threads"), spread]
 
 
-def loop_table(files):
-    print("\n### examples/iallreduce-loop, 1 MiB, 4 ms, 200 iterations (Open MPI)\n")
-    print("| run | time per iteration | over plain |")
-    print("| --- | --- | --- |")
-    base = None
+def loop_rows(files):
     for name in files:
         path = os.path.join(d, name + ".txt")
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            m = re.search(r"time per iteration ([0-9.]+) ms", f.read())
-        if not m:
-            print(f"| {name} | no result | |")
-            continue
-        t = float(m.group(1))
-        base = base or t
-        print(f"| {name} | {t:.2f} ms | {base / t:.2f}x |")
+        if os.path.exists(path):
+            with open(path) as f:
+                m = re.search(r"time per iteration ([0-9.]+) ms", f.read())
+            yield name, float(m.group(1)) / 1e3 if m else None, []
 
 
 def ratio_table(bench, mpi):
@@ -145,10 +147,15 @@ nbc_diagonal("nbc, liboverlap `shared` with a core left free (issue 28), Open MP
 advise_table(["advise-openmpi-2x4", "advise-openmpi-2x4-r2", "advise-openmpi-2x4-r3",
               "advise-mpich-2x4", "advise-mpich-2x4-r2", "advise-mpich-2x4-r3",
               "advise-mpich-async-2x4"])
-p2p_table(["p2p-openmpi-plain", "p2p-openmpi-dedicated-t3", "p2p-openmpi-shared-t4",
-           "p2p-openmpi-dedicated-t4"])
-loop_table(["loop-openmpi-plain", "loop-openmpi-dedicated", "loop-openmpi-shared"])
+print("\n### p2p, 2 MiB x 16 ms, blocking code (Open MPI)\n")
+print("| run | threads | spread | per iteration | over plain |")
+print("| --- | --- | --- | --- | --- |")
+speedup_rows(p2p_rows(["p2p-openmpi-plain", "p2p-openmpi-dedicated-t3", "p2p-openmpi-shared-t4",
+                       "p2p-openmpi-dedicated-t4"]))
+print("\n### examples/iallreduce-loop, 1 MiB, 4 ms, 200 iterations (Open MPI)\n")
+print("| run | per iteration | over plain |")
+print("| --- | --- | --- |")
+speedup_rows(loop_rows(["loop-openmpi-plain", "loop-openmpi-dedicated", "loop-openmpi-shared"]))
 for bench in ("coll", "latency"):
     for mpi in ("openmpi", "mpich"):
         ratio_table(bench, mpi)
-_ = glob  # the file names above are device.sh's
