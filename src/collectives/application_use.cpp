@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "collectives/cost_params.hpp"
 #include "progress/engine_runtime.hpp"
 
 namespace overlap::collectives {
@@ -20,6 +21,8 @@ progress::ProgressEngine* start_locked(std::optional<progress::ProgressPolicy> r
     return nullptr;
   }
   state = State::active;
+  // The steps' expected times follow the cost model (calibrate_world updates them).
+  push_link_model();
   return use.engine;
 }
 

@@ -117,6 +117,7 @@ int calibrate_world(std::string& error) {
   // Nothing measured anywhere (one rank): the defaults, said so.
   if (agreed.latency_s <= 0 || agreed.bandwidth >= DBL_MAX) agreed = CostParams{};
   set_process_cost_params(agreed);
+  push_link_model();
   return MPI_SUCCESS;
 }
 

@@ -18,6 +18,8 @@ struct BackoffConfig {
   bool wake_on_submit = false;
   // No pass while the application passes itself (ProgressThread::run_shared).
   bool stand_down = true;
+  // Pauses per expected step time while a step is within it (step_pacing.hpp); 0: off.
+  int pauses_per_step = 16;
 };
 
 class Backoff {

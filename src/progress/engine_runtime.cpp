@@ -307,6 +307,8 @@ void hurry_engine(bool on) noexcept {
   }
 }
 
+void set_engine_link_model(LinkModel m) { rt().engine.scheduler().set_link_model(m); }
+
 void safe_point() {
   if (in_forked_child()) return;
   Runtime& r = rt();

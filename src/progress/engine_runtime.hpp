@@ -52,6 +52,8 @@ int engine_users();
 // Scheduler::hurry()/unhurry() on the process's engine, running or not (its scheduler
 // lives as long as the process). Async-signal-safe once the engine was acquired.
 void hurry_engine(bool on) noexcept;
+// Scheduler::set_link_model on the process's engine (its steps' expected times).
+void set_engine_link_model(LinkModel m);
 
 // Entry points of liboverlap call this first: it stops a drained engine whose users all
 // left and runs requested sweeps. Never call it from inside an MPI callback.

@@ -81,6 +81,9 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   long stand_down = r.config.backoff.stand_down ? 1 : 0;
   if (!read_int("OVERLAP_SHARED_STAND_DOWN", 0, 1, stand_down, r.error)) return r;
   r.config.backoff.stand_down = stand_down == 1;
+  long per_step = r.config.backoff.pauses_per_step;
+  if (!read_int("OVERLAP_SHARED_PAUSES_PER_STEP", 0, 1024, per_step, r.error)) return r;
+  r.config.backoff.pauses_per_step = static_cast<int>(per_step);
   if (max_us < min_us) {
     r.error = "OVERLAP_SHARED_MAX_SLEEP_US=" + std::to_string(max_us) +
               " is below OVERLAP_SHARED_MIN_SLEEP_US=" + std::to_string(min_us);

@@ -84,8 +84,9 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(),          busy_passes_.load(),    sleeps_.load(),    rescue_passes_.load(),
-          woken_by_submit_.load(), hurried_passes_.load(), stood_down_.load()};
+  return {passes_.load(),        busy_passes_.load(),     sleeps_.load(),
+          rescue_passes_.load(), woken_by_submit_.load(), hurried_passes_.load(),
+          stood_down_.load(),    polled_.load()};
 }
 
 int ProgressThread::pass() {
@@ -135,6 +136,7 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
   scheduler_.ring_on_submit(config.wake_on_submit);
   std::uint64_t calls_seen = scheduler_.application_calls();
+  std::int64_t due_seen = kNoTime;  // the earliest expected completion at the last look
   while (scheduler_.wait_for_work(stop)) {
     // Noted before the pass: what is submitted during it (e.g. by a completion callback)
     // waits in the inbox for the next pass, so it must cut the pause short too.
@@ -160,7 +162,18 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
       if (work == 0) cpu_relax();
       continue;
     }
-    const auto d = backoff.next(work);
+    // A step reached its expected completion since the last look: look again soon, as
+    // right after posting it (the completion is most likely now, not 500 µs later).
+    const std::int64_t now = monotonic_ns();
+    const StepOutlook outlook = scheduler_.outlook();
+    if (config.pauses_per_step > 0 && now >= due_seen) backoff.reset();
+    due_seen = outlook.next_due_ns;
+    const auto d =
+        paced_pause(backoff.next(work), outlook, now, {config.pauses_per_step, config.min_sleep});
+    if (d.count() == 0) {
+      polled_.fetch_add(1, std::memory_order_relaxed);  // a completion is due: no pause
+      continue;
+    }
     if (!(config.wake_on_submit ? pause_for_work(stop, d, seen, backoff)
                                 : pause_unless_hurried(stop, d)))
       return;

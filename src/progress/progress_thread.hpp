@@ -2,7 +2,8 @@
 // `caller` where the MPI library offers no hook into its own calls. Idle (nothing in
 // flight) it blocks on a condition variable and costs nothing. With work in flight:
 //  - dedicated: bound to its own core, it polls continuously;
-//  - shared: it sleeps between passes for as long as Backoff says, so the cores the
+//  - shared: it sleeps between passes for as long as Backoff says, shortened by what the
+//    steps in flight are expected to take (step_pacing.hpp), so the cores the
 //    application computes on lose only a few microseconds per wake-up; with wake on
 //    submit a submission ends the sleep at once, and the thread's timer slack is set from
 //    BackoffConfig::timer_slack so the kernel does not stretch short sleeps. While the
@@ -35,6 +36,7 @@ struct ThreadStats {
   std::uint64_t woken_by_submit = 0;  // shared: pauses cut short by a submission
   std::uint64_t hurried_passes = 0;   // shared: passes made without pausing (hurried)
   std::uint64_t stood_down = 0;       // shared: wake-ups without a pass (the application passed)
+  std::uint64_t polled = 0;           // shared: passes without a pause (a step was due)
 };
 
 // What the owner wants the thread to do besides passes.
@@ -81,7 +83,7 @@ class ProgressThread {
   std::string error_;
   int bound_core_ = -1;
   std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0}, rescue_passes_{0},
-      woken_by_submit_{0}, hurried_passes_{0}, stood_down_{0};
+      woken_by_submit_{0}, hurried_passes_{0}, stood_down_{0}, polled_{0};
   std::mutex pause_mu_;
   std::condition_variable_any pause_cv_;
   std::jthread thread_;  // last: starts once the members it uses exist

@@ -103,8 +103,27 @@ int Scheduler::run_pass() {
     if (!active_[i]->complete()) work += active_[i]->start_ready();
   }
   drop_finished();
+  note_outlook();
   --pass_depth;
   return work;
+}
+
+void Scheduler::note_outlook() {
+  const LinkModel link = link_model();
+  StepOutlook o;
+  if (link.known() && !active_.empty()) {
+    const std::int64_t now = monotonic_ns();
+    for (const auto& g : active_) {
+      for (TaskId id : g->running()) {
+        const Task& t = g->task(id);
+        if (t.kind == TaskKind::send || t.kind == TaskKind::recv)
+          o.add(t.posted_ns, link.step_ns(t.size), now);
+      }
+    }
+  }
+  next_due_ns_.store(o.next_due_ns, std::memory_order_release);
+  shortest_step_ns_.store(o.shortest_step_ns, std::memory_order_release);
+  last_due_ns_.store(o.last_due_ns, std::memory_order_release);
 }
 
 // Removes complete graphs and finished watches, keeping the submission order of the rest
@@ -218,6 +237,7 @@ Scheduler::AbandonReport Scheduler::abandon_all(std::chrono::milliseconds grace)
     stuck_.push_back(g);
   }
   active_.clear();
+  note_outlook();
   std::lock_guard lock(inbox_mu_);
   holds_.store(0, std::memory_order_release);
   in_flight_.store(0, std::memory_order_release);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "progress/doorbell.hpp"
+#include "progress/step_pacing.hpp"
 #include "progress/task_graph.hpp"
 
 namespace overlap::progress {
@@ -89,6 +90,27 @@ class Scheduler {
   Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
                                std::optional<std::uint64_t> seen);
 
+  // The link the cost model describes (collectives/ sets it when the parameters are
+  // agreed); until then, or when unknown, no step has an expected time.
+  void set_link_model(LinkModel m) {
+    link_latency_s_.store(m.latency_s, std::memory_order_release);
+    link_bytes_per_s_.store(m.bytes_per_s, std::memory_order_release);
+  }
+  LinkModel link_model() const {
+    return {link_latency_s_.load(std::memory_order_acquire),
+            link_bytes_per_s_.load(std::memory_order_acquire)};
+  }
+  // The graphs' running sends and receives still within their expected time, as of the
+  // last pass (by any thread). For the `shared` thread's pauses (step_pacing.hpp); the
+  // three values are read one by one and may mix two passes, which only shifts a pause.
+  StepOutlook outlook() const {
+    StepOutlook o;
+    o.next_due_ns = next_due_ns_.load(std::memory_order_acquire);
+    o.shortest_step_ns = shortest_step_ns_.load(std::memory_order_acquire);
+    o.last_due_ns = last_due_ns_.load(std::memory_order_acquire);
+    return o;
+  }
+
   // Urgency: a thread is blocked until something this scheduler completes is done, and
   // cannot make passes itself (the interception layer's fault handler, docs/overlap-run.md).
   // While one is, a `shared` progress thread passes without pausing, as the blocking MPI
@@ -131,6 +153,7 @@ class Scheduler {
   int test_all();
   int test_group(std::size_t begin, std::size_t end);
   void drop_finished();
+  void note_outlook();
 
   std::mutex pass_;                                 // held for a pass; only ever try-locked
   std::vector<std::shared_ptr<TaskGraph>> active_;  // guarded by pass_, submission order
@@ -154,7 +177,10 @@ class Scheduler {
   std::atomic<RequestTester*> hold_tester_{nullptr};
   std::atomic<int> urgent_{0};
   std::atomic<bool> ring_on_submit_{false};
-  Doorbell doorbell_;  // what progress threads pause on (sleep_unless_submitted)
+  std::atomic<double> link_latency_s_{0}, link_bytes_per_s_{0};
+  std::atomic<std::int64_t> next_due_ns_{kNoTime}, shortest_step_ns_{kNoTime},
+      last_due_ns_{kNoTime};  // written under pass_
+  Doorbell doorbell_;         // what progress threads pause on (sleep_unless_submitted)
 };
 
 }  // namespace overlap::progress

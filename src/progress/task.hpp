@@ -77,6 +77,7 @@ struct Task {
   std::uint32_t waiting_on = 0;    // unfinished predecessors
   std::vector<TaskId> successors;  // tasks that wait on this one
   RequestSlot request = 0;         // send, recv while running
+  std::int64_t posted_ns = 0;      // send, recv: when posted (monotonic_ns, step_pacing.hpp)
 };
 
 }  // namespace overlap::progress

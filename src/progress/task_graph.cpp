@@ -5,6 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "progress/step_pacing.hpp"
+
 namespace overlap::progress {
 
 TaskGraph::TaskGraph(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {
@@ -165,6 +167,7 @@ int TaskGraph::start_ready(std::size_t budget) {
 // Posts every ready send and receive; local tasks queue up for run_local.
 int TaskGraph::post_ready() {
   int work = 0;
+  const std::int64_t now = ready_.empty() ? 0 : monotonic_ns();
   while (!ready_.empty()) {
     const TaskId id = ready_.front();
     ready_.pop_front();
@@ -174,11 +177,13 @@ int TaskGraph::post_ready() {
     switch (t.kind) {
       case TaskKind::send:
         t.request = transport_->post_send(at(t.src), t.size, t.peer, t.tag);
+        t.posted_ns = now;
         running_.push_back(id);
         ++work;
         break;
       case TaskKind::recv:
         t.request = transport_->post_recv(at(t.dst), t.size, t.peer, t.tag);
+        t.posted_ns = now;
         running_.push_back(id);
         receives_running_.fetch_add(1, std::memory_order_acq_rel);
         ++work;

@@ -608,6 +608,70 @@ TEST(Engine, RestartsWithAnotherPolicyKeepingWhatIsInFlight) {
   EXPECT_EQ(x.received, 77);
 }
 
+// The scheduler's outlook: the running sends and receives with their expected times from
+// the link model, none without one, none once they finished.
+TEST(Scheduler, OutlookHoldsTheRunningStepsExpectedTimes) {
+  testing::FakeNetwork net(2);
+  std::vector<char> big(1'000'000), into(1'000'000);
+  auto receiver = std::make_shared<TaskGraph>(net.endpoint(1, 0));
+  receiver->recv(into.data(), into.size(), 0, 0);
+  Scheduler s;
+  s.submit(receiver);
+  s.progress();
+  EXPECT_TRUE(s.outlook().empty()) << "no link model: no expected times";
+  const LinkModel link{1.0, 1e6};  // a second plus a second per MB: due long after now
+  s.set_link_model(link);
+  const std::int64_t before = monotonic_ns();
+  s.progress();
+  const StepOutlook o = s.outlook();
+  ASSERT_FALSE(o.empty());
+  EXPECT_EQ(o.shortest_step_ns, link.step_ns(into.size()));
+  EXPECT_LE(o.next_due_ns, before + link.step_ns(into.size())) << "posted before this pass";
+  EXPECT_EQ(o.last_due_ns, o.next_due_ns);
+  auto sender = std::make_shared<TaskGraph>(net.endpoint(0, 0));
+  sender->send(big.data(), big.size(), 1, 0);
+  s.submit(sender);
+  ASSERT_TRUE(wait_until([&] {
+    s.progress();
+    return receiver->complete() && sender->complete();
+  }));
+  s.progress();
+  EXPECT_TRUE(s.outlook().empty()) << "nothing runs any more";
+}
+
+// A shared thread pausing a minute at a time still passes when a step is expected to
+// complete (here 2 ms after it was posted), and only with the pacing on.
+TEST(Engine, SharedThreadWakesWhenAStepIsExpectedToComplete) {
+  for (const int per_step : {16, 0}) {
+    EngineConfig config;
+    config.policy = ProgressPolicy::shared;
+    config.backoff.min_sleep = 60s;
+    config.backoff.max_sleep = 60s;
+    config.backoff.pauses_per_step = per_step;
+    testing::FakeNetwork net(2);
+    Exchange stuck(net, 0, 1, 0, 1);  // no sender: the receive stays open
+    std::atomic<bool> stopped{false};
+    std::jthread owner([&] {
+      ProgressEngine e(config);
+      e.scheduler().set_link_model({2e-3, 1e9});
+      e.submit(stuck.receiver);
+      ASSERT_TRUE(wait_until([&] { return e.thread_stats().sleeps >= 1; }));
+      if (per_step > 0) {
+        EXPECT_TRUE(wait_until([&] { return e.thread_stats().passes >= 2; }))
+            << "the pause must end at the step's expected completion";
+      } else {
+        std::this_thread::sleep_for(30ms);
+        EXPECT_EQ(e.thread_stats().passes, 1u) << "pacing off: the minute's pause";
+      }
+    });
+    std::jthread joiner([&] {
+      owner.join();
+      stopped = true;
+    });
+    EXPECT_TRUE(wait_until([&] { return stopped.load(); }, 20s));
+  }
+}
+
 TEST(Backoff, DoublesWhileIdleAndResetsOnWork) {
   Backoff b({10us, 80us});
   EXPECT_EQ(b.next(0), 20us);
@@ -666,6 +730,13 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   setenv("OVERLAP_SHARED_STAND_DOWN", "0", 1);
   EXPECT_FALSE(config_from_environment(std::nullopt).config.backoff.stand_down);
   unsetenv("OVERLAP_SHARED_STAND_DOWN");
+  EXPECT_EQ(config_from_environment(std::nullopt).config.backoff.pauses_per_step, 16);
+  setenv("OVERLAP_SHARED_PAUSES_PER_STEP", "0", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).config.backoff.pauses_per_step, 0);
+  setenv("OVERLAP_SHARED_PAUSES_PER_STEP", "2000", 1);
+  EXPECT_EQ(config_from_environment(std::nullopt).error,
+            "OVERLAP_SHARED_PAUSES_PER_STEP='2000' is not an integer in 0..1024");
+  unsetenv("OVERLAP_SHARED_PAUSES_PER_STEP");
   unsetenv("OVERLAP_PROGRESS");
 }
 
