@@ -168,9 +168,10 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
     const StepOutlook outlook = scheduler_.outlook();
     if (config.pauses_per_step > 0 && now >= due_seen) backoff.reset();
     due_seen = outlook.next_due_ns;
+    const auto backed_off = backoff.next(work);
     const auto d =
-        paced_pause(backoff.next(work), outlook, now, {config.pauses_per_step, config.min_sleep});
-    if (d.count() == 0) {
+        paced_pause(backed_off, outlook, now, {config.pauses_per_step, config.min_sleep});
+    if (d.count() == 0 && backed_off.count() > 0) {
       polled_.fetch_add(1, std::memory_order_relaxed);  // a completion is due: no pause
       continue;
     }

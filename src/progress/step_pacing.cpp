@@ -1,7 +1,6 @@
 #include "progress/step_pacing.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace overlap::progress {
 
@@ -20,9 +19,8 @@ void StepOutlook::add(std::int64_t posted_ns, std::int64_t step_ns, std::int64_t
   last_due_ns = last_due_ns == kNoTime ? due : std::max(last_due_ns, due);
 }
 
-std::chrono::microseconds paced_pause(std::chrono::microseconds backoff,
-                                      const StepOutlook& outlook, std::int64_t now_ns,
-                                      const PacingConfig& config) {
+std::chrono::microseconds paced_pause(std::chrono::microseconds backoff, const StepOutlook& outlook,
+                                      std::int64_t now_ns, const PacingConfig& config) {
   using std::chrono::microseconds;
   if (config.pauses_per_step <= 0 || outlook.empty() || outlook.last_due_ns <= now_ns)
     return backoff;
@@ -37,7 +35,7 @@ std::chrono::microseconds paced_pause(std::chrono::microseconds backoff,
     pause_ns = std::min(pause_ns, until);
   }
   // Rounded up: a pause that ends before the completion only costs another pause.
-  return microseconds{std::max<std::int64_t>(1, (pause_ns + 999) / 1000)};
+  return microseconds{(pause_ns + 999) / 1000};
 }
 
 std::int64_t monotonic_ns() {

@@ -33,9 +33,9 @@ inline constexpr std::int64_t kNoTime = INT64_MAX;
 
 // The running steps that are still within their expected time, as of one pass.
 struct StepOutlook {
-  std::int64_t next_due_ns = kNoTime;     // the earliest expected completion
+  std::int64_t next_due_ns = kNoTime;       // the earliest expected completion
   std::int64_t shortest_step_ns = kNoTime;  // the shortest expected time among them
-  std::int64_t last_due_ns = kNoTime;     // the latest expected completion among them
+  std::int64_t last_due_ns = kNoTime;       // the latest expected completion among them
   bool empty() const { return next_due_ns == kNoTime; }
   // Adds a step posted at `posted_ns` expected to take `step_ns`, if it is not yet due at
   // `now_ns`.
@@ -43,16 +43,15 @@ struct StepOutlook {
 };
 
 struct PacingConfig {
-  int pauses_per_step = 16;  // 0: no pacing by steps (the backoff alone)
+  int pauses_per_step = 16;                 // 0: no pacing by steps (the backoff alone)
   std::chrono::microseconds min_pause{20};  // a pause is never shortened below this...
   std::chrono::microseconds poll_below{5};  // ...unless a completion is due within this: 0
 };
 
 // The pause after a pass: `backoff` (Backoff::next) shortened by what `outlook` expects,
 // at time `now_ns`. 0 means pass again without pausing.
-std::chrono::microseconds paced_pause(std::chrono::microseconds backoff,
-                                      const StepOutlook& outlook, std::int64_t now_ns,
-                                      const PacingConfig& config);
+std::chrono::microseconds paced_pause(std::chrono::microseconds backoff, const StepOutlook& outlook,
+                                      std::int64_t now_ns, const PacingConfig& config);
 
 // CLOCK_MONOTONIC in nanoseconds (steady_clock), the clock posted_ns is on.
 std::int64_t monotonic_ns();

@@ -33,7 +33,7 @@ TEST(StepPacing, OutlookKeepsOnlyStepsNotYetDue) {
 
 TEST(StepPacing, PauseEndsAtTheNextExpectedCompletion) {
   StepOutlook o;
-  o.add(0, 1'000'000, 0);  // a 1 ms step, due at 1 ms
+  o.add(0, 1'000'000, 0);              // a 1 ms step, due at 1 ms
   const PacingConfig c{4, 20us, 5us};  // a 250 us cap while the step runs
   // 900 us in, with a 500 us backoff: wake at the completion, 100 us from now.
   EXPECT_EQ(paced_pause(500us, o, 900'000, c), 100us);
