@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "collectives/cost_params.hpp"
+#include "collectives/calibration.hpp"
 #include "progress/engine_runtime.hpp"
 
 namespace overlap::collectives {

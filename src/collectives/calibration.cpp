@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "progress/engine_runtime.hpp"
+
 namespace overlap::collectives {
 namespace {
 
@@ -57,6 +59,11 @@ CostParams measure(MPI_Comm c) {
 }
 
 }  // namespace
+
+void push_link_model() {
+  const CostParams p = process_cost_params();
+  progress::set_engine_link_model({p.latency_s, p.bandwidth});
+}
 
 int calibrate_world(std::string& error) {
   const char* env = std::getenv("OVERLAP_COST_MODEL");

@@ -19,5 +19,9 @@ namespace overlap::collectives {
 // MPI_SUCCESS, or an MPI error class with `error` saying why (the same on every rank but
 // for a malformed setting, which its rank names). Every rank of MPI_COMM_WORLD must call.
 int calibrate_world(std::string& error);
+// Hands the process's parameters to the progress engine, whose `shared` thread paces its
+// pauses by the steps' expected times (progress/step_pacing.hpp). calibrate_world does it
+// once the ranks agree; the engine's start does it with what the process has then.
+void push_link_model();
 
 }  // namespace overlap::collectives

@@ -7,8 +7,6 @@
 #include <mutex>
 #include <utility>
 
-#include "progress/engine_runtime.hpp"
-
 namespace overlap::collectives {
 namespace {
 
@@ -126,11 +124,6 @@ CostParams process_cost_params() {
 void set_process_cost_params(const CostParams& p) {
   std::lock_guard lock(mu);
   process = p;
-}
-
-void push_link_model() {
-  const CostParams p = process_cost_params();
-  progress::set_engine_link_model({p.latency_s, p.bandwidth});
 }
 
 void note_collective_called() { called.store(true, std::memory_order_relaxed); }

@@ -45,9 +45,6 @@ CostParams combine(const CostParams& a, const CostParams& b);
 // The parameters collectives on communicators within MPI_COMM_WORLD use.
 CostParams process_cost_params();
 void set_process_cost_params(const CostParams& p);
-// Hands the process's parameters to the progress engine: its `shared` thread paces its
-// pauses by the steps' expected times (progress/step_pacing.hpp).
-void push_link_model();
 // A liboverlap collective was called in this process (after which the parameters may not
 // change: ranks that chose with the old ones would disagree with the others).
 void note_collective_called();

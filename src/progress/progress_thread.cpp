@@ -84,9 +84,8 @@ ProgressThread::~ProgressThread() {
 }
 
 ThreadStats ProgressThread::stats() const {
-  return {passes_.load(),        busy_passes_.load(),     sleeps_.load(),
-          rescue_passes_.load(), woken_by_submit_.load(), hurried_passes_.load(),
-          stood_down_.load(),    polled_.load()};
+  return {passes_.load(),          busy_passes_.load(),    sleeps_.load(),    rescue_passes_.load(),
+          woken_by_submit_.load(), hurried_passes_.load(), stood_down_.load()};
 }
 
 int ProgressThread::pass() {
@@ -135,6 +134,11 @@ void ProgressThread::run_dedicated(std::stop_token stop) {
 void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
   scheduler_.ring_on_submit(config.wake_on_submit);
+  scheduler_.pace_steps(config.pauses_per_step > 0);
+  struct StopPacing {
+    Scheduler& s;
+    ~StopPacing() { s.pace_steps(false); }
+  } stop_pacing{scheduler_};
   std::uint64_t calls_seen = scheduler_.application_calls();
   std::int64_t due_seen = kNoTime;  // the earliest expected completion at the last look
   while (scheduler_.wait_for_work(stop)) {
@@ -171,10 +175,7 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
     const auto backed_off = backoff.next(work);
     const auto d =
         paced_pause(backed_off, outlook, now, {config.pauses_per_step, config.min_sleep});
-    if (d.count() == 0 && backed_off.count() > 0) {
-      polled_.fetch_add(1, std::memory_order_relaxed);  // a completion is due: no pause
-      continue;
-    }
+    if (d.count() == 0 && backed_off.count() > 0) continue;  // a completion is due: no pause
     if (!(config.wake_on_submit ? pause_for_work(stop, d, seen, backoff)
                                 : pause_unless_hurried(stop, d)))
       return;

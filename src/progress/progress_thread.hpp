@@ -36,7 +36,6 @@ struct ThreadStats {
   std::uint64_t woken_by_submit = 0;  // shared: pauses cut short by a submission
   std::uint64_t hurried_passes = 0;   // shared: passes made without pausing (hurried)
   std::uint64_t stood_down = 0;       // shared: wake-ups without a pass (the application passed)
-  std::uint64_t polled = 0;           // shared: passes without a pause (a step was due)
 };
 
 // What the owner wants the thread to do besides passes.
@@ -83,7 +82,7 @@ class ProgressThread {
   std::string error_;
   int bound_core_ = -1;
   std::atomic<std::uint64_t> passes_{0}, busy_passes_{0}, sleeps_{0}, rescue_passes_{0},
-      woken_by_submit_{0}, hurried_passes_{0}, stood_down_{0}, polled_{0};
+      woken_by_submit_{0}, hurried_passes_{0}, stood_down_{0};
   std::mutex pause_mu_;
   std::condition_variable_any pause_cv_;
   std::jthread thread_;  // last: starts once the members it uses exist

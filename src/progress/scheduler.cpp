@@ -111,7 +111,7 @@ int Scheduler::run_pass() {
 void Scheduler::note_outlook() {
   const LinkModel link = link_model();
   StepOutlook o;
-  if (link.known() && !active_.empty()) {
+  if (pace_steps_.load(std::memory_order_acquire) && link.known() && !active_.empty()) {
     const std::int64_t now = monotonic_ns();
     for (const auto& g : active_) {
       for (TaskId id : g->running()) {

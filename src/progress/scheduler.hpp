@@ -100,6 +100,9 @@ class Scheduler {
     return {link_latency_s_.load(std::memory_order_acquire),
             link_bytes_per_s_.load(std::memory_order_acquire)};
   }
+  // Whether passes note the outlook below: only while a `shared` thread paces its pauses
+  // by it, so other policies' passes pay nothing for it.
+  void pace_steps(bool on) { pace_steps_.store(on, std::memory_order_release); }
   // The graphs' running sends and receives still within their expected time, as of the
   // last pass (by any thread). For the `shared` thread's pauses (step_pacing.hpp); the
   // three values are read one by one and may mix two passes, which only shifts a pause.
@@ -178,6 +181,7 @@ class Scheduler {
   std::atomic<int> urgent_{0};
   std::atomic<bool> ring_on_submit_{false};
   std::atomic<double> link_latency_s_{0}, link_bytes_per_s_{0};
+  std::atomic<bool> pace_steps_{false};
   std::atomic<std::int64_t> next_due_ns_{kNoTime}, shortest_step_ns_{kNoTime},
       last_due_ns_{kNoTime};  // written under pass_
   Doorbell doorbell_;         // what progress threads pause on (sleep_unless_submitted)

@@ -621,6 +621,9 @@ TEST(Scheduler, OutlookHoldsTheRunningStepsExpectedTimes) {
   EXPECT_TRUE(s.outlook().empty()) << "no link model: no expected times";
   const LinkModel link{1.0, 1e6};  // a second plus a second per MB: due long after now
   s.set_link_model(link);
+  s.progress();
+  EXPECT_TRUE(s.outlook().empty()) << "nobody paces by it (no shared thread): not noted";
+  s.pace_steps(true);
   const std::int64_t before = monotonic_ns();
   s.progress();
   const StepOutlook o = s.outlook();
