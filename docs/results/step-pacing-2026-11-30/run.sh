@@ -13,7 +13,7 @@
 #   or of a rank waiting on a GPU, which one core per node cannot otherwise show);
 # latency: OVX_I* + MPI_Wait against MPI_I* + MPI_Wait, 8 B - 4 MiB (what pacing may cost
 #   where the caller waits at once).
-# Root, repository root: REPS="1 2 3" [CONFIGS=...] OUT=dir docs/results/step-pacing-2026-11-30/run.sh
+# Root, repository root: REPS="1 2 3" [CONFIGS=...] [PARTS="nbc idle latency"] OUT=dir docs/results/step-pacing-2026-11-30/run.sh
 # then summarize.py DIR prints the README's tables.
 set -eu
 . docs/results/cluster-run.sh
@@ -34,16 +34,19 @@ for rep in ${REPS:-1}; do
       case $cfg in before) k=0 ;; paced) k=16 ;; paced64) k=64 ;; esac
       export OVERLAP_SHARED_PAUSES_PER_STEP=$k
       f="$out/nbc-$mpi-$cfg-r$rep.json"
-      cluster_run 600 --mpi "$mpi" -n 2 -- "$bench" nbc --impl overlap --progress shared \
+      case " ${PARTS:-nbc idle latency} " in *" nbc "*) ;; *) f= ;; esac
+      [ -z "$f" ] || cluster_run 600 --mpi "$mpi" -n 2 -- "$bench" nbc --impl overlap --progress shared \
         --op ibcast,iallreduce,ialltoall --comm-times 2ms,4ms,8ms --comp-times 2ms,4ms,8ms \
         --iterations 10 --peer-iterations 0 $common --output "$f" > /dev/null 2>&1
       ops="bcast allreduce alltoall"
       [ "$cfg" = paced64 ] && ops="bcast allreduce"
+      case " ${PARTS:-nbc idle latency} " in *" idle "*) ;; *) ops= ;; esac
       for op in $ops; do
         cluster_run 120 --mpi "$mpi" -n 2 -- "$outdir/idle-$mpi" shared 524288 4500 20 "$op" \
           >> "$out/idle-$mpi-$cfg-r$rep.txt" 2>&1
       done
       [ "$rep" = 1 ] && [ "$cfg" != paced64 ] || continue
+      case " ${PARTS:-nbc idle latency} " in *" latency "*) ;; *) continue ;; esac
       f="$out/latency-$mpi-$cfg.json"
       cluster_run 600 --mpi "$mpi" -n 2 -- "$bench" latency --op ibcast,iallreduce,ialltoall \
         --sizes 8B,1KiB,8KiB,64KiB,512KiB,4MiB --iterations 10 --progress shared $common \

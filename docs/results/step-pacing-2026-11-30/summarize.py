@@ -6,7 +6,8 @@ largest r_comm over the repetitions' three collectives, the mean r_overhead and
 r_comp_slowdown, the median engine share (progress thread CPU / t_comp_ref) and how many
 points nbc flagged imprecise (*: all points are in the means; the last column leaves the
 flagged out). idle: the collective alone and overlapped with 4.5 ms of
-sleep, means over the repetitions, and the communication left exposed (paced64: 64
+sleep, the sleep alone as measured, means over the repetitions, and the communication
+left exposed beyond the longer of the sleep and the collective (paced64: 64
 pauses per step, OVERLAP_SHARED_PAUSES_PER_STEP=64). latency: liboverlap
 / MPI's own per size (one run per configuration)."""
 import collections
@@ -54,7 +55,7 @@ def nbc_rows():
               f"{st.mean(x[2] for x in v):.2f} | {eng} | {sum(x[4] for x in v)} | {clean(v)} |")
 
 
-LINE = re.compile(r"^\S+ (\w+) (\d+) B comp \S+ us (alone|overlapped): mean (\S+) us fastest (\S+) us")
+LINE = re.compile(r"^\S+ (\w+) (\d+) B comp \S+ us (alone|overlapped|asleep): mean (\S+) us fastest (\S+) us")
 
 
 def idle_rows():
@@ -65,15 +66,19 @@ def idle_rows():
             m = LINE.match(line)
             if m:
                 cells[(mpi, m.group(1), cfg)][m.group(3)].append(float(m.group(4)))
-    print("| MPI | op (512 KiB) | configuration | runs | alone, µs | overlapped with 4.5 ms asleep, µs "
-          "| exposed / alone |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| MPI | op (512 KiB) | configuration | runs | alone, µs | 4.5 ms asleep alone, µs "
+          "| overlapped with it, µs | exposed / alone |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for (mpi, op, cfg), v in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], order(kv[0][2]))):
         if not v["alone"] or not v["overlapped"]:
             continue
         alone, ovl = st.mean(v["alone"]), st.mean(v["overlapped"])
-        exposed = max(0.0, ovl - max(COMP_US, alone)) / alone
-        print(f"| {mpi} | {op} | {cfg} | {len(v['overlapped'])} | {alone:.0f} | {ovl:.0f} | {exposed:.2f} |")
+        # The sleep as measured (it overshoots its target), else its target.
+        asleep = st.mean(v["asleep"]) if v["asleep"] else COMP_US
+        exposed = max(0.0, ovl - max(asleep, alone)) / alone
+        slept = f"{asleep:.0f}" if v["asleep"] else "n/a"
+        print(f"| {mpi} | {op} | {cfg} | {len(v['overlapped'])} | {alone:.0f} | {slept} | {ovl:.0f} "
+              f"| {exposed:.2f} |")
 
 
 def latency_rows():
