@@ -18,16 +18,9 @@ struct BackoffConfig {
   bool wake_on_submit = false;
   // No pass while the application passes itself (ProgressThread::run_shared).
   bool stand_down = true;
-  // Standing down, pause for max_sleep, cut short only by a long submission
-  // (Scheduler::set_long_step_ns: one expected to take kLongStepPauses × min_sleep or more);
-  // false: the backoff's pauses, each a wake-up on a core the caller may be using.
-  bool stand_down_long = true;
   // Pauses per expected step time while a step is within it (step_pacing.hpp); 0: off.
   int pauses_per_step = 16;
 };
-
-// A submission expected to take this many shortest pauses or more ends a long stand-down.
-inline constexpr int kLongStepPauses = 5;
 
 class Backoff {
  public:

@@ -81,9 +81,6 @@ ConfigResult config_from_environment(std::optional<ProgressPolicy> requested) {
   long stand_down = r.config.backoff.stand_down ? 1 : 0;
   if (!read_int("OVERLAP_SHARED_STAND_DOWN", 0, 1, stand_down, r.error)) return r;
   r.config.backoff.stand_down = stand_down == 1;
-  long stand_down_long = r.config.backoff.stand_down_long ? 1 : 0;
-  if (!read_int("OVERLAP_SHARED_STAND_DOWN_LONG", 0, 1, stand_down_long, r.error)) return r;
-  r.config.backoff.stand_down_long = stand_down_long == 1;
   long per_step = r.config.backoff.pauses_per_step;
   if (!read_int("OVERLAP_SHARED_PAUSES_PER_STEP", 0, 1024, per_step, r.error)) return r;
   r.config.backoff.pauses_per_step = static_cast<int>(per_step);

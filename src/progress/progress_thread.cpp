@@ -135,53 +135,24 @@ void ProgressThread::run_shared(std::stop_token stop, BackoffConfig config) {
   Backoff backoff(config);
   scheduler_.ring_on_submit(config.wake_on_submit);
   scheduler_.pace_steps(config.pauses_per_step > 0);
-  const bool stand_down_long = config.stand_down && config.stand_down_long;
-  scheduler_.set_long_step_ns(
-      stand_down_long ? kLongStepPauses * std::chrono::nanoseconds(config.min_sleep).count() : 0);
   struct StopPacing {
     Scheduler& s;
-    ~StopPacing() {
-      s.pace_steps(false);
-      s.set_long_step_ns(0);
-    }
+    ~StopPacing() { s.pace_steps(false); }
   } stop_pacing{scheduler_};
   std::uint64_t calls_seen = scheduler_.application_calls();
-  std::uint64_t long_seen = scheduler_.long_submissions();
   std::int64_t due_seen = kNoTime;  // the earliest expected completion at the last look
-  std::uint64_t submissions_seen = scheduler_.submissions();
-  bool linger = false;  // look again without waiting for work
-  while (linger ? !stop.stop_requested() : scheduler_.wait_for_work(stop, stand_down_long)) {
-    linger = false;
+  while (scheduler_.wait_for_work(stop)) {
     // Noted before the pass: what is submitted during it (e.g. by a completion callback)
     // waits in the inbox for the next pass, so it must cut the pause short too.
     const std::uint64_t seen = scheduler_.submissions();
-    const std::uint64_t longs = scheduler_.long_submissions();
-    const bool long_arrived = stand_down_long && longs != long_seen;
-    long_seen = longs;
     // The application called progress since this thread last looked: it is inside MPI
     // (waiting on a collective, or in a call that runs MPI's progress hook) and passes
     // itself. Stand down: no pass, a longer pause, until its calls stop. A hurried
-    // scheduler has a waiter that cannot pass, so the thread never stands down then, nor
-    // right after a long submission (the application may be off computing now).
+    // scheduler has a waiter that cannot pass, so the thread never stands down then.
     const std::uint64_t calls = scheduler_.application_calls();
-    const bool driven =
-        config.stand_down && calls != calls_seen && !scheduler_.hurried() && !long_arrived;
+    const bool driven = config.stand_down && calls != calls_seen && !scheduler_.hurried();
     calls_seen = calls;
     if (driven) stood_down_.fetch_add(1, std::memory_order_relaxed);
-    const bool submitted = seen != submissions_seen;
-    submissions_seen = seen;
-    if (driven && stand_down_long && (submitted || scheduler_.in_flight() > 0)) {
-      // Each wake-up takes the core from a caller that shares it (docs/liboverlap.md,
-      // "Standing down"): one per ceiling while the application drives, unless a long
-      // submission needs this thread sooner. Also between its collectives, as long as it
-      // submits more: waiting for work, the thread would be woken by every submission.
-      sleeps_.fetch_add(1, std::memory_order_relaxed);
-      if (scheduler_.sleep_unless_long_submitted(stop, config.max_sleep, long_seen) ==
-          Scheduler::Woken::stopped)
-        return;
-      linger = true;
-      continue;
-    }
     const int work = driven ? 0 : pass();
     if (scheduler_.in_flight() == 0) {
       backoff.reset();  // the next submission is served at once by wait_for_work

@@ -15,36 +15,19 @@ thread_local bool in_call_pass = false;  // the pass is progress_in_call()'s
 
 void Scheduler::mark_progress_thread() { progress_thread = true; }
 
-bool Scheduler::long_enough_to_wake(const TaskGraph& graph) const {
-  const std::int64_t threshold = long_step_ns_.load(std::memory_order_acquire);
-  if (threshold <= 0) return false;
-  const LinkModel link = link_model();
-  if (!link.known()) return true;  // no expected time: as before, never left waiting
-  for (TaskId id = 0; id < graph.size(); ++id) {
-    const Task& t = graph.task(id);
-    if ((t.kind == TaskKind::send || t.kind == TaskKind::recv) && link.step_ns(t.size) >= threshold)
-      return true;
-  }
-  return false;
-}
-
 void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {
-  // Read before the graph is shared: the submitter still owns it.
-  const bool wake = long_enough_to_wake(*graph);
   {
     std::lock_guard lock(inbox_mu_);
     inbox_.push_back(std::move(graph));
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     submissions_.fetch_add(1, std::memory_order_acq_rel);
-    if (wake) long_submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
-  announce_submission(wake);
+  announce_submission();
 }
 
-void Scheduler::announce_submission(bool long_one) {
+void Scheduler::announce_submission() {
   work_cv_.notify_all();  // an idle thread (wait_for_work)
-  // A pausing one: every submission with wake on submit, a long one if it stood down.
-  if (long_one || ring_on_submit_.load(std::memory_order_acquire)) doorbell_.ring();
+  if (ring_on_submit_.load(std::memory_order_acquire)) doorbell_.ring();  // a pausing one
 }
 
 void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
@@ -54,7 +37,7 @@ void Scheduler::watch(RequestTester& tester, RequestSlot slot, WatchDone done) {
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     submissions_.fetch_add(1, std::memory_order_acq_rel);
   }
-  announce_submission(false);
+  announce_submission();
 }
 
 void Scheduler::hold(RequestTester& tester) {
@@ -63,10 +46,9 @@ void Scheduler::hold(RequestTester& tester) {
     hold_tester_.store(&tester, std::memory_order_release);
     holds_.fetch_add(1, std::memory_order_acq_rel);
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
-    submissions_.fetch_add(1, std::memory_order_acq_rel);       // wakes a pausing thread too
-    long_submissions_.fetch_add(1, std::memory_order_acq_rel);  // and one standing down
+    submissions_.fetch_add(1, std::memory_order_acq_rel);  // wakes a pausing thread too
   }
-  announce_submission(true);
+  announce_submission();
 }
 
 bool Scheduler::release_hold() {
@@ -211,35 +193,21 @@ int Scheduler::test_group(std::size_t begin, std::size_t end) {
   return static_cast<int>(done_.size());
 }
 
-bool Scheduler::wait_for_work(std::stop_token stop, bool or_submission) {
+bool Scheduler::wait_for_work(std::stop_token stop) {
   std::unique_lock lock(inbox_mu_);
-  const std::uint64_t entered = submissions_.load();
-  return work_cv_.wait(lock, stop, [&] {
-    return in_flight_.load() > 0 || (or_submission && submissions_.load() != entered);
-  });
+  return work_cv_.wait(lock, stop, [&] { return in_flight_.load() > 0; });
 }
 
 Scheduler::Woken Scheduler::sleep_unless_submitted(const std::stop_token& stop,
                                                    std::chrono::microseconds d,
                                                    std::optional<std::uint64_t> seen) {
-  return sleep_on_doorbell(stop, d, submissions_, seen);
-}
-
-Scheduler::Woken Scheduler::sleep_unless_long_submitted(const std::stop_token& stop,
-                                                        std::chrono::microseconds d,
-                                                        std::uint64_t seen) {
-  return sleep_on_doorbell(stop, d, long_submissions_, seen);
-}
-
-Scheduler::Woken Scheduler::sleep_on_doorbell(const std::stop_token& stop,
-                                              std::chrono::microseconds d,
-                                              const std::atomic<std::uint64_t>& count,
-                                              std::optional<std::uint64_t> seen) {
   // Noted before the checks: a submission, hurry() or stop after them rings, and the wait
   // sees the doorbell changed.
   const std::uint32_t rung = doorbell_.rings();
   const std::stop_callback wake(stop, [this] { doorbell_.ring(); });
-  const auto submitted = [&] { return seen && count.load(std::memory_order_acquire) != *seen; };
+  const auto submitted = [&] {
+    return seen && submissions_.load(std::memory_order_acquire) != *seen;
+  };
   if (!stop.stop_requested() && !submitted() && !hurried()) doorbell_.wait(rung, d);
   if (stop.stop_requested()) return Woken::stopped;
   return submitted() ? Woken::submitted : Woken::timeout;

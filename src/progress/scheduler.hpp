@@ -76,9 +76,7 @@ class Scheduler {
 
   // For progress threads: blocks until something is in flight or `stop` is requested.
   // Returns false on stop. A submit() racing with the call is never missed.
-  // With `or_submission`, also once anything was submitted after the call, even if it is
-  // complete by the time this thread runs (a shared thread then sees the application busy).
-  bool wait_for_work(std::stop_token stop, bool or_submission = false);
+  bool wait_for_work(std::stop_token stop);
   // Graphs and watches submitted so far (a progress thread notes it before a pass).
   std::uint64_t submissions() const { return submissions_.load(std::memory_order_acquire); }
   // For progress threads between passes, the one way they pause: sleeps for `d` on the
@@ -91,17 +89,6 @@ class Scheduler {
   void ring_on_submit(bool on) { ring_on_submit_.store(on, std::memory_order_release); }
   Woken sleep_unless_submitted(const std::stop_token& stop, std::chrono::microseconds d,
                                std::optional<std::uint64_t> seen);
-  // Long submissions (docs/liboverlap.md, "Standing down"): a graph with a send or receive
-  // expected to take `ns` or more (the link model; every graph while it is unknown), or a
-  // hold. They ring the doorbell, so a thread that stood down for a long pause while the
-  // application passes (sleep_unless_long_submitted) is back for them at once; shorter
-  // ones are left to the application's own calls until that pause ends. 0: none is long.
-  void set_long_step_ns(std::int64_t ns) { long_step_ns_.store(ns, std::memory_order_release); }
-  std::uint64_t long_submissions() const {
-    return long_submissions_.load(std::memory_order_acquire);
-  }
-  Woken sleep_unless_long_submitted(const std::stop_token& stop, std::chrono::microseconds d,
-                                    std::uint64_t seen);
 
   // The link the cost model describes (collectives/ sets it when the parameters are
   // agreed); until then, or when unknown, no step has an expected time.
@@ -163,12 +150,8 @@ class Scheduler {
     std::size_t index;  // task id, or index in watches_
   };
 
-  int run_pass();                           // pass_ held
-  void announce_submission(bool long_one);  // after a submission, inbox_mu_ released
-  bool long_enough_to_wake(const TaskGraph& graph) const;
-  Woken sleep_on_doorbell(const std::stop_token& stop, std::chrono::microseconds d,
-                          const std::atomic<std::uint64_t>& count,
-                          std::optional<std::uint64_t> seen);
+  int run_pass();              // pass_ held
+  void announce_submission();  // after a submission, inbox_mu_ released
   void take_inbox();
   int test_all();
   int test_group(std::size_t begin, std::size_t end);
@@ -192,10 +175,8 @@ class Scheduler {
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::uint64_t> passes_{0};
   std::atomic<std::uint64_t> application_calls_{0};
-  std::atomic<std::uint64_t> submissions_{0};       // written under inbox_mu_
-  std::atomic<std::uint64_t> long_submissions_{0};  // written under inbox_mu_
-  std::atomic<std::int64_t> long_step_ns_{0};
-  std::atomic<int> holds_{0};  // written under inbox_mu_
+  std::atomic<std::uint64_t> submissions_{0};  // written under inbox_mu_
+  std::atomic<int> holds_{0};                  // written under inbox_mu_
   std::atomic<RequestTester*> hold_tester_{nullptr};
   std::atomic<int> urgent_{0};
   std::atomic<bool> ring_on_submit_{false};

@@ -488,57 +488,6 @@ TEST(Engine, SharedThreadStandsDownWhileTheApplicationPasses) {
   }
 }
 
-// Standing down, a shared thread pauses for the whole ceiling (here a minute): a short
-// submission leaves it there, a long one (a message expected to take five shortest pauses
-// or more) brings it back at once. With stand_down_long off it passes again as soon as
-// the application stops, by the backoff's doubling pauses.
-TEST(Engine, SharedThreadStandsDownUntilALongSubmission) {
-  for (const bool long_pause : {true, false}) {
-    EngineConfig config;
-    config.policy = ProgressPolicy::shared;
-    config.backoff.min_sleep = 1ms;  // a long submission: expected 5 ms or more
-    config.backoff.max_sleep = 60s;
-    config.backoff.pauses_per_step = 0;
-    config.backoff.stand_down_long = long_pause;
-    ProgressEngine e(config);
-    e.scheduler().set_link_model({1e-6, 1e6});  // 4 bytes: 5 µs; 10 kB: 10 ms
-    testing::FakeNetwork net(2);
-    Exchange first(net, 0, 1, 0, 1), small(net, 1, 1, 0, 2);
-    std::vector<std::byte> in(10000), out(10000);
-    auto big_recv = std::make_shared<TaskGraph>(net.endpoint(0, 2));
-    auto big_send = std::make_shared<TaskGraph>(net.endpoint(1, 2));
-    big_recv->recv(in.data(), in.size(), 1, 0);
-    big_send->send(out.data(), out.size(), 0, 0);
-    e.submit(first.receiver);  // no sender yet: stays in flight
-    ASSERT_TRUE(wait_until([&] { return e.thread_stats().passes >= 1; }));
-    // The application passes until the thread has stood down once, then stops.
-    while (e.thread_stats().stood_down == 0) {
-      e.progress();
-      std::this_thread::sleep_for(100us);
-    }
-    const auto stood = e.thread_stats();
-    e.submit(small.receiver);
-    std::this_thread::sleep_for(50ms);
-    if (long_pause) {
-      EXPECT_EQ(e.thread_stats().passes, stood.passes) << "a short submission ended the pause";
-      e.submit(big_recv);
-      EXPECT_TRUE(wait_until([&] { return e.thread_stats().passes > stood.passes; }, 5s))
-          << "a long submission did not end the pause";
-    } else {
-      EXPECT_GT(e.thread_stats().passes, stood.passes) << "the backoff's pauses: passes again";
-      e.submit(big_recv);
-    }
-    Scheduler other;
-    other.submit(first.sender);
-    other.submit(small.sender);
-    other.submit(big_send);
-    EXPECT_TRUE(wait_until([&] {
-      other.progress();
-      return first.receiver->complete() && small.receiver->complete() && big_recv->complete();
-    }));
-  }
-}
-
 TEST(Scheduler, ProgressFromAProgressThreadIsNotTheApplications) {
   Scheduler s;
   EXPECT_EQ(s.application_calls(), 0u);
@@ -784,13 +733,6 @@ TEST(Policy, ParsesNamesAndEnvironment) {
   setenv("OVERLAP_SHARED_STAND_DOWN", "0", 1);
   EXPECT_FALSE(config_from_environment(std::nullopt).config.backoff.stand_down);
   unsetenv("OVERLAP_SHARED_STAND_DOWN");
-  EXPECT_TRUE(config_from_environment(std::nullopt).config.backoff.stand_down_long);
-  setenv("OVERLAP_SHARED_STAND_DOWN_LONG", "0", 1);
-  EXPECT_FALSE(config_from_environment(std::nullopt).config.backoff.stand_down_long);
-  setenv("OVERLAP_SHARED_STAND_DOWN_LONG", "yes", 1);
-  EXPECT_EQ(config_from_environment(std::nullopt).error,
-            "OVERLAP_SHARED_STAND_DOWN_LONG='yes' is not an integer in 0..1");
-  unsetenv("OVERLAP_SHARED_STAND_DOWN_LONG");
   EXPECT_EQ(config_from_environment(std::nullopt).config.backoff.pauses_per_step, 16);
   setenv("OVERLAP_SHARED_PAUSES_PER_STEP", "0", 1);
   EXPECT_EQ(config_from_environment(std::nullopt).config.backoff.pauses_per_step, 0);
