@@ -95,6 +95,13 @@ def _text_colour(cmap, norm, value):
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
 
 
+def _own_norm(norm):
+    """A Normalize of the same range for one mappable. Mappables sharing one Normalize
+    share its callback registry, and matplotlib 3.6 then raises KeyError: 'changed' in
+    weakref callbacks ("Exception ignored in ...") as the figures are freed."""
+    return Normalize(norm.vmin, norm.vmax, clip=norm.clip)
+
+
 def _draw_cells(ax, points, comm, comp, metric, scale):
     """One cell per grid coordinate: colour + value, hatched grey for invalid, white with
     a dash for not measured. The grid is categorical because the sweep is in log2 steps;
@@ -117,7 +124,7 @@ def _draw_cells(ax, points, comm, comp, metric, scale):
                 ax.text(i, j, f"{p[metric]:.2f}", ha="center", va="center", fontsize=size,
                         color=_text_colour(cmap, norm, p[metric]))
     ax.pcolormesh(np.arange(nx + 1) - .5, np.arange(ny + 1) - .5, np.ma.masked_invalid(values),
-                  cmap=cmap, norm=norm, edgecolors="white", linewidth=1.0, zorder=0)
+                  cmap=cmap, norm=_own_norm(norm), edgecolors="white", linewidth=1.0, zorder=0)
 
 
 def _draw_invalid(ax, i, j, size):
@@ -163,7 +170,8 @@ def _time_axes(ax, comm, comp, title):
 
 def _colourbar(fig, x, y, h, scale, label, extend):
     cax = _axes_px(fig, x + 14, y, 16, h)
-    cbar = fig.colorbar(ScalarMappable(norm=scale[1], cmap=scale[0]), cax=cax, extend=extend)
+    cbar = fig.colorbar(ScalarMappable(norm=_own_norm(scale[1]), cmap=scale[0]), cax=cax,
+                        extend=extend)
     cbar.set_label(label, fontsize=9)
     cbar.ax.tick_params(labelsize=8)
 
