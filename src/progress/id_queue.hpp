@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory_resource>
 #include <vector>
 
 #include "progress/task.hpp"
@@ -14,8 +13,6 @@ namespace overlap::progress {
 
 class IdQueue {
  public:
-  IdQueue() = default;
-  explicit IdQueue(std::pmr::memory_resource* memory) : ids_(memory) {}
   void reserve(std::size_t n) { ids_.reserve(n); }
   bool empty() const { return head_ == ids_.size(); }
   TaskId front() const { return ids_[head_]; }
@@ -27,14 +24,9 @@ class IdQueue {
     ids_.clear();
     head_ = 0;
   }
-  // Empty, and its memory handed back.
-  void reset() {
-    clear();
-    ids_.shrink_to_fit();
-  }
 
  private:
-  std::pmr::vector<TaskId> ids_;
+  std::vector<TaskId> ids_;
   std::size_t head_ = 0;
 };
 
