@@ -24,6 +24,8 @@
 //   before-init        an OVX call before MPI_Init neither initialises MPI nor succeeds
 //   cxx-unwind         a C++ Request destroyed by an exception does not wait forever
 //   cxx-lifetime       a Request outlives its Session, and another outlives MPI_Finalize
+//   lone-comms         collectives on fresh one-process communicators while other threads
+//                      split communicators of every rank for 10 s: memory stays bounded
 // Prints "PASS <scenario>" on rank 0 and exits 0; otherwise a line saying what went wrong
 // and a nonzero exit (a watchdog aborts a hang after --timeout seconds, default 60).
 #include <overlap/overlap.hpp>
@@ -32,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -604,6 +607,80 @@ void cxx_unwind() {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// ---------------------------------------------------------------------------------------
+// Fix 7: one-process communicators while other threads make communicators
+// ---------------------------------------------------------------------------------------
+
+long resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE) / (1 << 20);
+}
+
+// Two threads split their own duplicates of MPI_COMM_WORLD again and again while two
+// others run allreduces on fresh one-process communicators (each one a new hidden
+// duplicate of liboverlap). A hidden MPI_Comm_idup of a one-process communicator retried
+// its context-id agreement forever inside MPICH 4.0 while a split held the context-id
+// mask, the heap growing until the kernel killed the rank (docs/results/idup-self-2026-11-30).
+void lone_comms() {
+  check_rc(OVX_Init(OVX_PROGRESS_CALLER), "OVX_Init");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::atomic<int> splitting{2};
+  std::atomic<long> lone{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    MPI_Comm mine;
+    check_rc(MPI_Comm_dup(MPI_COMM_WORLD, &mine), "MPI_Comm_dup");
+    threads.emplace_back([&, mine]() mutable {
+      for (int i = 0;; ++i) {  // rank 0's clock decides, for everyone
+        int go = g_rank == 0 && std::chrono::steady_clock::now() < deadline ? 1 : 0;
+        check_rc(MPI_Bcast(&go, 1, MPI_INT, 0, mine), "MPI_Bcast");
+        if (go == 0) break;
+        MPI_Comm part;
+        check_rc(MPI_Comm_split(mine, (g_rank + i) % 2, g_rank, &part), "MPI_Comm_split");
+        check_rc(MPI_Comm_free(&part), "MPI_Comm_free");
+      }
+      check_rc(MPI_Comm_free(&mine), "MPI_Comm_free");
+      --splitting;
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      while (splitting > 0) {
+        MPI_Comm alone;
+        check_rc(MPI_Comm_split(MPI_COMM_SELF, 0, 0, &alone), "MPI_Comm_split");
+        int in = g_rank + 7, out = 0;
+        MPI_Request r;
+        check_rc(OVX_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, alone, &r), "OVX_Iallreduce");
+        check_rc(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+        check_rc(MPI_Comm_free(&alone), "MPI_Comm_free");
+        if (out != in) ++wrong;
+        ++lone;
+      }
+    });
+  }
+  long peak = 0;
+  while (splitting > 0) {
+    peak = std::max(peak, resident_mib());
+    if (peak > 256) {  // the rank is stuck inside MPI: no verdict can be agreed
+      std::fprintf(stderr,
+                   "rank %d: FAIL: resident memory passed 256 MiB (%ld MiB) while "
+                   "collectives on one-process communicators met splits\n",
+                   g_rank, peak);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& t : threads) t.join();
+  expect(wrong == 0, std::to_string(wrong.load()) +
+                         " allreduces on one-process communicators gave a wrong sum");
+  if (g_rank == 0)
+    std::printf("%ld collectives on one-process communicators, peak %ld MiB\n", lone.load(), peak);
+  check_rc(OVX_Finalize(), "OVX_Finalize");
+}
+
 std::optional<overlap::Request> g_after_finalize;
 
 // A Request outlives its Session (and must complete); another outlives MPI_Finalize.
@@ -671,7 +748,8 @@ int main(int argc, char** argv) {
       {"fork", fork_child},
       {"before-init", [] {}},
       {"cxx-unwind", cxx_unwind},
-      {"cxx-lifetime", cxx_lifetime}};
+      {"cxx-lifetime", cxx_lifetime},
+      {"lone-comms", lone_comms}};
   const auto it = scenarios.find(scenario);
   if (it == scenarios.end()) {
     if (g_rank == 0)
