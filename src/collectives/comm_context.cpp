@@ -256,6 +256,16 @@ std::shared_ptr<CommContext> make_context(MPI_Comm comm, MPI_Comm made, std::str
     ctx->dup_ = made;
     PMPI_Comm_set_errhandler(made, MPI_ERRORS_ARE_FATAL);
     ctx->ready_.store(true, std::memory_order_release);
+  } else if (ctx->size_ == 1) {
+    // No duplicate: no algorithm sends a message on one process (algorithms_test,
+    // OneRankPostsNothing). Duplicating would not be harmless there: MPICH 4.0's
+    // MPI_Comm_idup of a one-process communicator can retry its context-id agreement
+    // forever inside the call, under MPICH's lock, while another thread's MPI_Comm_split
+    // holds the context-id mask (docs/results/idup-self-2026-11-30); and Open MPI 4.1's
+    // blocking MPI_Comm_dup of one waits behind any pending context-id agreement of a
+    // communicator with a lower id, e.g. our MPI_Comm_idup of MPI_COMM_WORLD that the
+    // other ranks have not joined yet.
+    ctx->ready_.store(true, std::memory_order_release);
   } else if (const int rc = PMPI_Comm_idup(comm, &ctx->dup_, &ctx->idup_); rc != MPI_SUCCESS) {
     error = "MPI_Comm_idup of the communicator failed: " + mpi_error_text(rc);
     return nullptr;
@@ -264,77 +274,30 @@ std::shared_ptr<CommContext> make_context(MPI_Comm comm, MPI_Comm made, std::str
   return ctx;
 }
 
-namespace {
-
-// The context cached on `comm`, if any; reg.mu held.
-std::shared_ptr<CommContext> cached_locked(Registry& reg, MPI_Comm comm) {
-  if (reg.keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &reg.keyval, nullptr);
-  void* value = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
-  return found ? *static_cast<std::shared_ptr<CommContext>*>(value) : nullptr;
-}
-
-// A new context for `comm` (see make_context), cached on it; reg.mu held.
-std::shared_ptr<CommContext> context_for_locked(Registry& reg, MPI_Comm comm, MPI_Comm made,
-                                                std::string& error) {
-  auto ctx = make_context(comm, made, error);
-  if (!ctx) return nullptr;
-  PMPI_Comm_set_attr(comm, reg.keyval, new std::shared_ptr<CommContext>(ctx));
-  reg.contexts.push_back(ctx);
-  return ctx;
-}
-
-// A communicator of one process is duplicated at once with MPI_Comm_dup: no other process
-// takes part, so it cannot wait for another process (MPICH's blocking context-id
-// agreement may wait for another thread's, releasing MPICH's lock between tries).
-// MPI_Comm_idup must not be used there: MPICH 4.0 retries a failed agreement of
-// MPI_Comm_idup inside the call, under its global lock, and on one process the
-// agreement's allreduce completes at once; when another thread's MPI_Comm_split holds the
-// context-id mask while it waits for other processes, the retries never end and the heap
-// grows until the kernel kills the process (docs/results/idup-self-2026-11-30).
-bool local_only(MPI_Comm comm) {
-  int inter = 0, size = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  PMPI_Comm_size(comm, &size);
-  return inter == 0 && size == 1;
-}
-
-}  // namespace
-
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error) {
-  Registry& reg = registry();
-  {
-    std::lock_guard lock(reg.mu);
-    if (auto ctx = cached_locked(reg, comm)) return ctx;
-    if (!local_only(comm)) return context_for_locked(reg, comm, MPI_COMM_NULL, error);
-  }
-  // Not under reg.mu: MPI_Comm_dup can wait for another thread's context-id agreement,
-  // which can wait for other processes, whose threads can wait for their own reg.mu.
-  MPI_Comm made = MPI_COMM_NULL;
-  if (const int rc = PMPI_Comm_dup(comm, &made); rc != MPI_SUCCESS) {
-    error = "MPI_Comm_dup of the communicator failed: " + mpi_error_text(rc);
-    return nullptr;
-  }
-  std::lock_guard lock(reg.mu);
-  if (auto ctx = cached_locked(reg, comm)) {  // another thread of ours got there first
-    PMPI_Comm_free(&made);
-    return ctx;
-  }
-  auto ctx = context_for_locked(reg, comm, made, error);
-  if (!ctx) PMPI_Comm_free(&made);
-  return ctx;
+  return context_for(comm, MPI_COMM_NULL, error);
 }
 
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::string& error) {
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);
-  if (cached_locked(reg, comm)) {
-    error = "the communicator has a duplicate already";
-    return nullptr;
+  if (reg.keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &reg.keyval, nullptr);
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, reg.keyval, &value, &found);
+  if (found) {
+    if (made != MPI_COMM_NULL) {
+      error = "the communicator has a duplicate already";
+      return nullptr;
+    }
+    return *static_cast<std::shared_ptr<CommContext>*>(value);
   }
-  return context_for_locked(reg, comm, made, error);
+  auto ctx = make_context(comm, made, error);
+  if (!ctx) return nullptr;
+  PMPI_Comm_set_attr(comm, reg.keyval, new std::shared_ptr<CommContext>(ctx));
+  reg.contexts.push_back(ctx);
+  return ctx;
 }
 
 void drop_context(MPI_Comm comm) {

@@ -1,7 +1,7 @@
 // Per-communicator state of liboverlap, cached on the user's communicator as an MPI
 // attribute: a duplicate made with MPI_Comm_idup (so the first collective on a
-// communicator does not block, and our traffic can never match the application's; with
-// MPI_Comm_dup for a communicator of one process, see context_for in the .cpp), the
+// communicator does not block, and our traffic can never match the application's; none
+// for a communicator of one process, where no algorithm sends: see make_context), the
 // sequence of collectives called on it, and the order they may start in. When the
 // duplication fails (MPICH out of context ids) the context is failed(): nothing is posted
 // on the broken duplicate, so no message of ours can land on the application's context.
@@ -49,7 +49,7 @@ class CommContext {
   const std::string& failure() const { return failure_; }  // once failed()
   int failure_code() const { return failure_code_; }       // once failed()
   int size() const { return size_; }
-  // The duplicate; valid once a collective started.
+  // The duplicate; valid once a collective started (MPI_COMM_NULL on one process).
   const MPI_Comm* comm() const { return &dup_; }
   int ranges() const { return ranges_; }
   // Every rank of the communicator is in this process's MPI_COMM_WORLD, so all of them use
@@ -110,9 +110,8 @@ class CommContext {
 
 // The context of `comm`, created on first use (which duplicates the communicator, a
 // collective call: every rank makes it in the same order as its other collectives on
-// `comm`; a communicator of one process is duplicated at once, with MPI_Comm_dup and
-// without holding liboverlap's registry lock). Empty, with `error` set, when the
-// communicator cannot be used.
+// `comm`; a communicator of one process gets no duplicate). Empty, with `error` set, when
+// the communicator cannot be used.
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
 // The context of `comm` with `made` as its duplicate, made by the caller where every rank
 // was present (overlap-run at MPI_Init: a duplicate made later with MPI_Comm_idup runs the

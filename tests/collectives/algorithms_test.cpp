@@ -471,6 +471,68 @@ TEST(ReduceScatterBlock, RecursiveHalvingAndRing) {
 
 // --- two collectives at once, and properties a wrong algorithm would break ---
 
+// On one process no algorithm posts a message: liboverlap makes no duplicate of a
+// communicator of one process (comm_context.cpp), so a message there would go to
+// MPI_COMM_NULL. Every algorithm forced in turn, in place and not, small and large.
+TEST(Collectives, OneRankPostsNothing) {
+  std::vector<std::uint8_t> a(1 << 16, 1), b(1 << 16, 2);
+  const Group one{0, 1};
+  const ReduceKernel op = kSum.op;
+  std::vector<std::function<void(TaskGraph&, const void*, std::size_t)>> builds;
+  for (auto f : {AllreduceAlgorithm::recursive_doubling, AllreduceAlgorithm::rabenseifner,
+                 AllreduceAlgorithm::ring})
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_iallreduce(g, in, b.data(), n / 4, op, one, f);
+    });
+  for (auto f : {BcastAlgorithm::binomial, BcastAlgorithm::scatter_allgather})
+    builds.push_back([&, f](TaskGraph& g, const void*, std::size_t n) {
+      build_ibcast(g, b.data(), n, 0, one, f);
+    });
+  for (auto f : {ReduceAlgorithm::binomial, ReduceAlgorithm::reduce_scatter_gather})
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_ireduce(g, in, b.data(), n / 4, op, 0, one, f);
+    });
+  for (auto f : {AllgatherAlgorithm::bruck, AllgatherAlgorithm::ring})
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_iallgather(g, in, b.data(), n, one, f);
+    });
+  for (auto f : {AlltoallAlgorithm::pairwise, AlltoallAlgorithm::bruck})
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_ialltoall(g, in, b.data(), n, one, f);
+    });
+  for (auto f : {RootedAlgorithm::binomial, RootedAlgorithm::linear}) {
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_igather(g, in, b.data(), n, 0, one, f);
+    });
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      // At the root, in place means a null receive buffer; the blocks are in `send`.
+      build_iscatter(g, in == nullptr ? b.data() : in, in == nullptr ? nullptr : b.data(), n, 0,
+                     one, f);
+    });
+  }
+  for (auto f : {ReduceScatterAlgorithm::recursive_halving, ReduceScatterAlgorithm::ring})
+    builds.push_back([&, f](TaskGraph& g, const void* in, std::size_t n) {
+      build_ireduce_scatter_block(g, in, b.data(), n / 4, op, one, f);
+    });
+  builds.push_back([&](TaskGraph& g, const void*, std::size_t) { build_ibarrier(g, one); });
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    for (std::size_t bytes : {std::size_t{4}, std::size_t{1} << 16}) {
+      for (const void* in :
+           {static_cast<const void*>(a.data()), static_cast<const void*>(nullptr)}) {
+        testing::FakeNetwork net(1);
+        TaskGraph g(net.endpoint(0, 0));
+        builds[i](g, in, bytes);
+        for (std::size_t t = 0; t < g.size(); ++t) {
+          const auto kind = g.task(static_cast<progress::TaskId>(t)).kind;
+          EXPECT_TRUE(kind != progress::TaskKind::send && kind != progress::TaskKind::recv)
+              << "build " << i << ", " << bytes << " bytes" << (in == nullptr ? ", in place" : "")
+              << ": task " << t << " is a message";
+        }
+      }
+    }
+  }
+}
+
 TEST(Collectives, SeveralInFlightOnTheSameRanksCompleteInterleaved) {
   for (int p : {5, 8, 13}) {
     SCOPED_TRACE(::testing::Message() << "P=" << p);
