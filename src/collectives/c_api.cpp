@@ -95,12 +95,15 @@ int run_collective(const char* fn, MPI_Comm comm, MPI_Request* request, Check ch
   build(*graph, Group{ctx->rank(), ctx->size()}, choice);
   ctx->submitted(seq);
   // A graph outlives its gate; a failed duplication fails every collective waiting for it.
-  graph->start_when([c = ctx.get(), seq, g = graph.get()] {
+  // The transport keeps the context alive until after the graph's completion callbacks,
+  // so neither closure needs a reference of its own (and both fit in std::function
+  // without an allocation).
+  graph->start_when([c = ctx.get(), seq](TaskGraph& g) {
     if (c->try_start(seq)) return true;
-    if (c->failed()) g->fail(c->failure_code());
+    if (c->failed()) g.fail(c->failure_code());
     return false;
   });
-  graph->on_complete([ctx, seq] { ctx->completed(seq); });
+  graph->on_complete([c = ctx.get(), seq] { c->completed(seq); });
   const int rc = progress::start_generalized_request(*engine, std::move(graph), request);
   if (rc == MPI_SUCCESS) return rc;
   ctx->completed(seq);

@@ -165,20 +165,37 @@ bool CommContext::ready() {
   return true;
 }
 
+namespace {
+// Erases `seq` from a sorted container if it is there.
+template <class C>
+void erase_sorted(C& c, std::uint64_t seq) {
+  const auto it = std::lower_bound(c.begin(), c.end(), seq);
+  if (it != c.end() && *it == seq) c.erase(it);
+}
+}  // namespace
+
 void CommContext::submitted(std::uint64_t seq) {
   std::lock_guard lock(mu_);
-  waiting_.insert(seq);
+  // Threads may submit out of order; most submissions append.
+  // (push_back, not insert at end(): libstdc++ inserts into an empty deque at the front,
+  // which takes a new block each time.)
+  if (waiting_.empty() || waiting_.back() < seq) return waiting_.push_back(seq);
+  auto at = waiting_.end();
+  while (at != waiting_.begin() && *(at - 1) > seq) --at;
+  waiting_.insert(at, seq);
 }
 
 bool CommContext::try_start(std::uint64_t seq) {
   if (!ready() || failed()) return false;
   std::lock_guard lock(mu_);
-  if (waiting_.empty() || *waiting_.begin() != seq) return false;  // an earlier one first
+  if (waiting_.empty() || waiting_.front() != seq) return false;  // an earlier one first
   const auto ranges = static_cast<std::uint64_t>(ranges_);
-  if (seq >= ranges && running_.count(seq - ranges) != 0) return false;  // range still in use
+  if (seq >= ranges && std::binary_search(running_.begin(), running_.end(), seq - ranges))
+    return false;  // its tag range is still in use
   if (running_.size() >= kMaxRunning) return false;
-  waiting_.erase(seq);
-  running_.insert(seq);
+  waiting_.pop_front();
+  // Started in sequence order, so this appends.
+  running_.insert(std::upper_bound(running_.begin(), running_.end(), seq), seq);
   return true;
 }
 
@@ -186,8 +203,8 @@ void CommContext::completed(std::uint64_t seq) {
   bool idle = false;
   {
     std::lock_guard lock(mu_);
-    waiting_.erase(seq);
-    running_.erase(seq);
+    erase_sorted(waiting_, seq);
+    erase_sorted(running_, seq);
     idle = waiting_.empty() && running_.empty();
   }
   // The application freed its communicator meanwhile: the duplicate may go now.

@@ -24,11 +24,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace overlap::collectives {
 
@@ -99,9 +100,12 @@ class CommContext {
   std::string failure_;   // written once, before failed_
   int failure_code_ = 0;  // written once, before failed_
   std::atomic<std::uint64_t> next_seq_{0};
-  mutable std::mutex mu_;            // guards the two sets
-  std::set<std::uint64_t> waiting_;  // submitted, not started
-  std::set<std::uint64_t> running_;  // started, not completed
+  // Guards the two lists, which are sorted and keep their memory: a node-based set made
+  // two heap allocations per collective (docs/liboverlap.md, "The fixed cost of a
+  // collective"). Sequence numbers are taken in order, so submissions mostly append.
+  mutable std::mutex mu_;
+  std::deque<std::uint64_t> waiting_;   // submitted, not started
+  std::vector<std::uint64_t> running_;  // started, not completed (at most kMaxRunning)
   int rank_ = 0, size_ = 1, ranges_ = 1;
   bool within_world_ = true;
   std::atomic<bool> user_freed_{false};

@@ -65,10 +65,10 @@ int floor_pow2(int n) {
   return p;
 }
 
-std::vector<int> BinomialTree::children(int rel_rank) const {
+TreeChildren BinomialTree::children(int rel_rank) const {
   // The root's lowest set bit is "above everything": all powers of two below size.
   const int limit = rel_rank == 0 ? size : (rel_rank & -rel_rank);
-  std::vector<int> out;
+  TreeChildren out;
   for (int m = 1; m < limit && rel_rank + m < size; m *= 2) out.push_back(rel_rank + m);
   return out;
 }

@@ -6,20 +6,22 @@
 // reading or writing it, a task that reads waits for the task that produced the data.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <memory_resource>
 #include <tuple>
 #include <vector>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/deps.hpp"
 
 namespace overlap::collectives {
 
 using progress::Buf;
 using progress::TaskId;
-// Tasks something waits on.
-using Deps = std::vector<TaskId>;
 
 // Builds tasks into a TaskGraph. Tags may exceed kTagsPerCollective: they wrap, and every
 // send (receive) is ordered after the previous send (receive) to the same peer with the
@@ -27,7 +29,7 @@ using Deps = std::vector<TaskId>;
 // must therefore build the messages of one rank pair in the same order on both sides.
 class Schedule {
  public:
-  explicit Schedule(TaskGraph& g) : g_(g) {}
+  explicit Schedule(TaskGraph& g) : g_(g), last_on_channel_(g.memory()) {}
 
   TaskId send(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
   TaskId recv(Buf buf, std::size_t bytes, int peer, int tag, const Deps& after = {});
@@ -44,7 +46,8 @@ class Schedule {
   void order_on_channel(TaskId id, bool is_send, int peer, int wire);
 
   TaskGraph& g_;
-  std::map<std::tuple<bool, int, int>, TaskId> last_on_channel_;  // (is_send, peer, wire tag)
+  // (is_send, peer, wire tag) -> the last task on it; in the graph's arena.
+  std::pmr::map<std::tuple<bool, int, int>, TaskId> last_on_channel_;
 };
 
 // `count` units split into `parts` contiguous blocks of nearly equal size (the first
@@ -75,6 +78,24 @@ int floor_pow2(int n);
 // powers of two m below that bit, and the subtree under rel is [rel, rel + subtree(rel)).
 // So a subtree is a contiguous range of relative ranks, and the root has ceil(log2 size)
 // children.
+// A binomial tree's children of one rank: at most one per bit of an int, so they are kept
+// in place (a std::vector here was a heap allocation per tree-shaped collective).
+class TreeChildren {
+ public:
+  void push_back(int rel_rank) { ranks_[static_cast<std::size_t>(n_++)] = rel_rank; }
+  const int* begin() const { return ranks_.data(); }
+  const int* end() const { return ranks_.data() + n_; }
+  std::reverse_iterator<const int*> rbegin() const { return std::reverse_iterator(end()); }
+  std::reverse_iterator<const int*> rend() const { return std::reverse_iterator(begin()); }
+  std::size_t size() const { return static_cast<std::size_t>(n_); }
+  bool empty() const { return n_ == 0; }
+  int operator[](std::size_t i) const { return ranks_[i]; }
+
+ private:
+  std::array<int, 32> ranks_{};
+  int n_ = 0;
+};
+
 struct BinomialTree {
   int size = 1;
   int root = 0;
@@ -83,7 +104,7 @@ struct BinomialTree {
   int rank(int rel_rank) const { return (rel_rank + root) % size; }
   int parent(int rel_rank) const { return rel_rank & (rel_rank - 1); }  // for rel_rank > 0
   // Children as relative ranks, smallest subtree first.
-  std::vector<int> children(int rel_rank) const;
+  TreeChildren children(int rel_rank) const;
   int subtree(int rel_rank) const;
 };
 

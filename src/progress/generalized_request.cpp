@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 #include "progress/mpi_errors.hpp"
 #include "progress/mpi_transport.hpp"
@@ -23,13 +22,37 @@ struct RequestState {
   std::atomic<std::uint64_t> seen_pass;
   std::atomic<bool> queried{false};     // MPI asked for the status: a Wait or Test completed it
   std::atomic<bool> abandoning{false};  // freed by abandon_generalized_request
+  RequestState* prev = nullptr;         // the registry's list (under its lock); collectives
+  RequestState* next = nullptr;         // only
+  bool registered = false;
 };
 
-// Our live requests by handle, for abandon_generalized_request. Never destroyed: MPI may
-// free requests during static destruction.
+// Our live requests, for abandon_generalized_request: a list through the requests
+// themselves, so registering one allocates nothing (a hash map made an allocation per
+// collective); the lookup by handle walks it, which only an abandon does. Never
+// destroyed: MPI may free requests during static destruction.
 struct Registry {
   std::mutex mu;
-  std::unordered_map<RequestSlot, RequestState*> live;
+  RequestState* head = nullptr;
+
+  void add(RequestState* s) {
+    s->registered = true;
+    s->next = head;
+    if (head != nullptr) head->prev = s;
+    head = s;
+  }
+  void remove(RequestState* s) {
+    if (!s->registered) return;
+    s->registered = false;
+    (s->prev != nullptr ? s->prev->next : head) = s->next;
+    if (s->next != nullptr) s->next->prev = s->prev;
+    s->prev = s->next = nullptr;
+  }
+  RequestState* find(RequestSlot handle) const {
+    for (RequestState* s = head; s != nullptr; s = s->next)
+      if (s->handle == handle) return s;
+    return nullptr;
+  }
 };
 Registry& registry() {
   static Registry* r = new Registry;
@@ -74,7 +97,7 @@ int release(void* state) {
   }
   {
     std::lock_guard lock(registry().mu);
-    registry().live.erase(s->handle);
+    registry().remove(s);
   }
   delete s;  // drops a graph reference; the scheduler keeps its own while it runs
   return MPI_SUCCESS;
@@ -137,7 +160,7 @@ int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph>
   if (const int rc = create_request(state, &r); rc != MPI_SUCCESS) return rc;
   {
     std::lock_guard lock(registry().mu);
-    registry().live[state->handle] = state;
+    registry().add(state);
   }
   // The graph completes the request from whichever thread finishes its last task.
   graph->on_complete([r]() mutable { PMPI_Grequest_complete(r); });
@@ -170,11 +193,11 @@ int abandon_generalized_request(MPI_Request* request) {
   ProgressEngine* engine = nullptr;
   {
     std::lock_guard lock(registry().mu);
-    const auto it = registry().live.find(to_slot(*request));
-    if (it == registry().live.end()) return MPI_ERR_REQUEST;
-    it->second->abandoning.store(true);
-    graph = it->second->graph;
-    engine = it->second->engine;
+    RequestState* s = registry().find(to_slot(*request));
+    if (s == nullptr) return MPI_ERR_REQUEST;
+    s->abandoning.store(true);
+    graph = s->graph;
+    engine = s->engine;
   }
   graph->abandon();
   // Until the receives are cancelled and finished, MPI may still write the buffers (a

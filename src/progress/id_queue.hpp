@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory_resource>
 #include <vector>
 
 #include "progress/task.hpp"
@@ -13,6 +14,8 @@ namespace overlap::progress {
 
 class IdQueue {
  public:
+  IdQueue() = default;
+  explicit IdQueue(std::pmr::memory_resource* memory) : ids_(memory) {}
   void reserve(std::size_t n) { ids_.reserve(n); }
   bool empty() const { return head_ == ids_.size(); }
   TaskId front() const { return ids_[head_]; }
@@ -24,9 +27,14 @@ class IdQueue {
     ids_.clear();
     head_ = 0;
   }
+  // Empty, and its memory handed back.
+  void reset() {
+    clear();
+    ids_.shrink_to_fit();
+  }
 
  private:
-  std::vector<TaskId> ids_;
+  std::pmr::vector<TaskId> ids_;
   std::size_t head_ = 0;
 };
 

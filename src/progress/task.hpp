@@ -5,13 +5,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "progress/transport.hpp"
 
 namespace overlap::progress {
 
 using TaskId = std::uint32_t;
+// The end of a task's list of successors.
+inline constexpr std::uint32_t kNoEdge = ~std::uint32_t{0};
 
 // inout[i] = in[i] (op) inout[i] for `count` elements.
 using ReduceFn = void (*)(const void* in, void* inout, std::size_t count);
@@ -67,17 +68,20 @@ enum class TaskState : std::uint8_t { blocked, ready, running, done };
 struct Task {
   TaskKind kind = TaskKind::copy;
   TaskState state = TaskState::blocked;
-  int peer = -1;                   // send, recv
-  int tag = 0;                     // send, recv: tag inside the collective
-  Buf src;                         // send: data; reduce: `in`; copy: source
-  Buf dst;                         // recv: buffer; reduce: `inout`; copy: target
-  std::size_t size = 0;            // bytes for send/recv/copy, elements for reduce
-  ReduceOp reduce;                 // reduce only
-  std::size_t done = 0;            // reduce/copy: elements/bytes already processed
-  std::uint32_t waiting_on = 0;    // unfinished predecessors
-  std::vector<TaskId> successors;  // tasks that wait on this one
-  RequestSlot request = 0;         // send, recv while running
-  std::int64_t posted_ns = 0;      // send, recv: when posted (monotonic_ns, step_pacing.hpp)
+  int peer = -1;                 // send, recv
+  int tag = 0;                   // send, recv: tag inside the collective
+  Buf src;                       // send: data; reduce: `in`; copy: source
+  Buf dst;                       // recv: buffer; reduce: `inout`; copy: target
+  std::size_t size = 0;          // bytes for send/recv/copy, elements for reduce
+  ReduceOp reduce;               // reduce only
+  std::size_t done = 0;          // reduce/copy: elements/bytes already processed
+  std::uint32_t waiting_on = 0;  // unfinished predecessors
+  // The tasks that wait on this one: a list through the graph's edges, in the order the
+  // dependencies were added (TaskGraph::depend).
+  std::uint32_t first_edge = kNoEdge;
+  std::uint32_t last_edge = kNoEdge;
+  RequestSlot request = 0;     // send, recv while running
+  std::int64_t posted_ns = 0;  // send, recv: when posted (monotonic_ns, step_pacing.hpp)
 };
 
 }  // namespace overlap::progress

@@ -8,9 +8,16 @@
 #include "progress/step_pacing.hpp"
 
 namespace overlap::progress {
+namespace {
+// Scratch buffers up to this size come from the graph's arena: allocated once, when their
+// first user starts, and kept until the graph completes.
+constexpr std::size_t kSmallScratchBytes = 512;
+}  // namespace
 
 TaskGraph::TaskGraph(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {
-  tasks_.reserve(8);  // a small collective's tasks in one allocation
+  // A small collective's tasks and edges, each in one piece of the arena.
+  tasks_.reserve(8);
+  edges_.reserve(16);
   on_complete_.reserve(3);
 }
 
@@ -65,19 +72,26 @@ TaskId TaskGraph::copy(Buf src, Buf dst, std::size_t bytes, std::initializer_lis
 
 void TaskGraph::depend(TaskId task, TaskId before) {
   assert(!started_ && task < tasks_.size() && before < tasks_.size() && task != before);
-  tasks_[before].successors.push_back(task);
+  const auto edge = static_cast<std::uint32_t>(edges_.size());
+  edges_.push_back(Edge{task, kNoEdge});
+  Task& b = tasks_[before];
+  if (b.last_edge == kNoEdge)
+    b.first_edge = edge;
+  else
+    edges_[b.last_edge].next = edge;
+  b.last_edge = edge;
   ++tasks_[task].waiting_on;
 }
 
 Buf TaskGraph::scratch(std::size_t bytes) {
   // A zero-byte buffer still gets a distinct address: MPI may be handed it.
-  scratch_.push_back(Scratch{bytes == 0 ? 1 : bytes, nullptr, 0});
+  scratch_.push_back(Scratch{bytes == 0 ? 1 : bytes, nullptr, nullptr, 0});
   return Buf::scratch(static_cast<std::uint32_t>(scratch_.size() - 1));
 }
 
 std::byte* TaskGraph::at(Buf b) {
   if (!b.is_scratch()) return const_cast<std::byte*>(b.address());  // NOLINT: tasks write dst only
-  return scratch_[b.scratch_id()].memory.get() + b.offset();
+  return scratch_[b.scratch_id()].data() + b.offset();
 }
 
 // Calls f on each scratch buffer task `t` uses, once even when it reads and writes it.
@@ -90,16 +104,21 @@ void TaskGraph::for_each_scratch(const Task& t, F f) {
 
 void TaskGraph::acquire(const Task& t) {
   for_each_scratch(t, [&](Scratch& s) {
-    if (s.memory) return;
-    s.memory = std::make_unique_for_overwrite<std::byte[]>(s.bytes);
+    if (s.data() != nullptr) return;
+    if (s.bytes <= kSmallScratchBytes)
+      s.small =
+          static_cast<std::byte*>(arena_.resource()->allocate(s.bytes, alignof(std::max_align_t)));
+    else
+      s.memory = std::make_unique_for_overwrite<std::byte[]>(s.bytes);
     scratch_live_bytes_ += s.bytes;
   });
 }
 
 void TaskGraph::release(const Task& t) {
   for_each_scratch(t, [&](Scratch& s) {
-    if (--s.users == 0 && s.memory) {
+    if (--s.users == 0 && s.data() != nullptr) {
       s.memory.reset();
+      s.small = nullptr;  // the arena keeps it until the graph completes
       scratch_live_bytes_ -= s.bytes;
     }
   });
@@ -139,7 +158,7 @@ int TaskGraph::start_ready(std::size_t budget) {
   }
   if (!started_) {
     // A gate may fail the graph (its communicator cannot be used): handle that at once.
-    if (gate_ && !gate_()) return abandoned() ? start_ready(budget) : 0;
+    if (gate_ && !gate_(*this)) return abandoned() ? start_ready(budget) : 0;
     open();
     if (tasks_.empty()) ++work;  // an empty collective (e.g. P = 1 barrier) is done at once
   }
@@ -236,7 +255,8 @@ void TaskGraph::finish(TaskId id) {
   t.state = TaskState::done;
   release(t);
   ++finished_;
-  for (TaskId next : t.successors) {
+  for (std::uint32_t e = t.first_edge; e != kNoEdge; e = edges_[e].next) {
+    const TaskId next = edges_[e].to;
     if (--tasks_[next].waiting_on == 0) {
       tasks_[next].state = TaskState::ready;
       ready_.push_back(next);
@@ -254,9 +274,25 @@ void TaskGraph::check_complete() {
   scratch_live_bytes_ = 0;
   tasks_.clear();
   tasks_.shrink_to_fit();
-  transport_.reset();  // and with it the communicator it kept alive
   complete_.store(true, std::memory_order_release);
   for (auto& callback : on_complete_) callback();
+  drop_bookkeeping();
+}
+
+// After the callbacks: they may use what the transport keeps alive (the communicator's
+// context). Everything left in the arena goes with it.
+void TaskGraph::drop_bookkeeping() {
+  transport_.reset();  // and with it the communicator it kept alive
+  on_complete_.clear();
+  on_complete_.shrink_to_fit();
+  edges_.clear();
+  edges_.shrink_to_fit();
+  ready_.reset();
+  local_.reset();
+  running_.clear();
+  running_.shrink_to_fit();
+  gate_ = nullptr;
+  arena_.release();
 }
 
 int TaskGraph::advance() {

@@ -5,7 +5,9 @@
 // Memory: scratch buffers are declared while building but allocated only when the first
 // task using them starts, and freed when the last one finishes; at completion the graph
 // also drops its tasks and its transport. A graph that waits (not started yet, or done
-// but not yet waited on by the application) therefore costs little.
+// but not yet waited on by the application) therefore costs little. The graph's own
+// bookkeeping (tasks, edges, queues, callbacks, small scratch buffers) lives in its arena
+// (graph_arena.hpp): a small collective makes no heap allocation of its own.
 #pragma once
 
 #include <atomic>
@@ -13,9 +15,11 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <memory_resource>
 #include <span>
 #include <vector>
 
+#include "progress/graph_arena.hpp"
 #include "progress/id_queue.hpp"
 #include "progress/task.hpp"
 #include "progress/transport.hpp"
@@ -46,14 +50,19 @@ class TaskGraph {
   void depend(TaskId task, TaskId before);
   // Graph-owned temporary memory (see the header comment for when it exists).
   Buf scratch(std::size_t bytes);
-  // The graph starts only once `try_start()` returns true; it is polled (under the
+  // The graph starts only once `try_start(graph)` returns true; it is polled (under the
   // scheduler's pass) until it does, and never again afterwards, so it may record the
   // start. Used for resources set up asynchronously (a communicator being duplicated)
-  // and for the order collectives start in on one communicator.
-  void start_when(std::function<bool()> try_start) { gate_ = std::move(try_start); }
+  // and for the order collectives start in on one communicator. (The graph is an
+  // argument so that a gate needs no pointer to it: std::function keeps a closure of up
+  // to 16 trivially copyable bytes without allocating.)
+  void start_when(std::function<bool(TaskGraph&)> try_start) { gate_ = std::move(try_start); }
   // Called once, by the thread that completes the graph (also when it was abandoned), in
-  // the order they were added.
+  // the order they were added. The graph's transport (and what it keeps alive) is
+  // dropped only after them.
   void on_complete(std::function<void()> callback) { on_complete_.push_back(std::move(callback)); }
+  // For a builder's own temporary tables: memory that lives until the graph completes.
+  std::pmr::memory_resource* memory() { return arena_.resource(); }
 
   std::size_t size() const { return tasks_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
@@ -97,9 +106,18 @@ class TaskGraph {
  private:
   struct Scratch {
     std::size_t bytes = 0;
-    std::unique_ptr<std::byte[]> memory;
-    std::uint32_t users = 0;  // tasks that use it and have not finished
+    std::unique_ptr<std::byte[]> memory;  // a large buffer, while in use
+    std::byte* small = nullptr;           // a small one, from the arena
+    std::uint32_t users = 0;              // tasks that use it and have not finished
+    std::byte* data() const { return small != nullptr ? small : memory.get(); }
   };
+  // One entry of a task's list of successors.
+  struct Edge {
+    TaskId to;
+    std::uint32_t next;
+  };
+  template <class T>
+  using Vec = std::pmr::vector<T>;
 
   TaskId add(Task task, std::initializer_list<TaskId> after);
   void open();
@@ -113,13 +131,17 @@ class TaskGraph {
   std::byte* at(Buf b);
   void check_complete();
 
+  void drop_bookkeeping();
+
+  GraphArena arena_;  // first: the containers below allocate from it
   std::unique_ptr<Transport> transport_;
-  std::vector<Task> tasks_;
-  std::vector<Scratch> scratch_;
+  Vec<Task> tasks_{arena_.resource()};
+  Vec<Edge> edges_{arena_.resource()};
+  Vec<Scratch> scratch_{arena_.resource()};
   std::size_t scratch_live_bytes_ = 0;
-  IdQueue ready_;
-  IdQueue local_;  // reductions and copies started and not finished
-  std::vector<TaskId> running_;
+  IdQueue ready_{arena_.resource()};
+  IdQueue local_{arena_.resource()};  // reductions and copies started and not finished
+  Vec<TaskId> running_{arena_.resource()};
   std::size_t finished_ = 0;
   bool started_ = false;
   std::atomic<bool> abandon_done_{false};
@@ -127,8 +149,8 @@ class TaskGraph {
   std::atomic<int> failure_code_{0};
   std::atomic<int> receives_running_{0};
   std::atomic<bool> complete_{false};
-  std::vector<std::function<void()>> on_complete_;
-  std::function<bool()> gate_;
+  Vec<std::function<void()>> on_complete_{arena_.resource()};
+  std::function<bool(TaskGraph&)> gate_;
 };
 
 }  // namespace overlap::progress

@@ -213,8 +213,8 @@ TEST(Scheduler, GraphsStartInSubmissionOrderPass) {
   auto second = std::make_shared<TaskGraph>(net.endpoint(0, 2));
   second->send(&b, sizeof b, 1, 0);
   bool open = false;
-  first->start_when([&] { return open; });
-  second->start_when([&] { return open; });
+  first->start_when([&](TaskGraph&) { return open; });
+  second->start_when([&](TaskGraph&) { return open; });
   s.submit(first);
   s.submit(second);
   s.progress();

@@ -87,7 +87,7 @@ TEST(TaskGraph, NothingStartsBeforeTheGateOpens) {
   int x = 1;
   g.send(&x, sizeof x, 1, 0);
   bool open = false;
-  g.start_when([&] { return open; });
+  g.start_when([&](TaskGraph&) { return open; });
   EXPECT_EQ(g.advance(), 0);
   EXPECT_TRUE(net.log(0).empty());
   open = true;
