@@ -1,6 +1,8 @@
 #include "collectives/buffer_layout.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -59,9 +61,56 @@ std::string type_name(MPI_Datatype type) {
 
 namespace {
 
+// What contiguous_layout found for predefined datatypes: they never change and their
+// handles are never reused, and asking MPI takes four calls (each taking MPICH's lock),
+// a visible part of a small collective's fixed cost (docs/liboverlap.md, "The fixed cost
+// of a collective"). Entries are written once, under the lock, before the count that
+// publishes them; readers take no lock.
+class NamedLayouts {
+ public:
+  bool find(MPI_Datatype type, int& size, bool& contiguous) const {
+    const int n = count_.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i) {
+      const Entry& e = entries_[static_cast<std::size_t>(i)];
+      if (e.type != type) continue;
+      size = e.size;
+      contiguous = e.contiguous;
+      return true;
+    }
+    return false;
+  }
+  void add(MPI_Datatype type, int size, bool contiguous) {
+    std::lock_guard lock(mu_);
+    const int n = count_.load(std::memory_order_relaxed);
+    int known_size = 0;
+    bool known = false;
+    if (n == kMax || find(type, known_size, known)) return;
+    entries_[static_cast<std::size_t>(n)] = Entry{type, size, contiguous};
+    count_.store(n + 1, std::memory_order_release);
+  }
+
+ private:
+  static constexpr int kMax = 64;
+  struct Entry {
+    MPI_Datatype type;
+    int size;
+    bool contiguous;
+  };
+  std::array<Entry, kMax> entries_{};
+  std::atomic<int> count_{0};
+  std::mutex mu_;
+};
+
+NamedLayouts& named_layouts() {
+  static NamedLayouts* layouts = new NamedLayouts;  // used until the process ends
+  return *layouts;
+}
+
 // Whether `count` elements of a valid, non-null `type` of `size` bytes, `extent` and true
 // extent are contiguous bytes in memory order (named pair types count their padding).
 bool contiguous_layout(MPI_Datatype type, int& size) {
+  bool known = false;
+  if (named_layouts().find(type, size, known)) return known;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   PMPI_Type_size(type, &size);
   PMPI_Type_get_extent(type, &lb, &extent);
@@ -73,9 +122,11 @@ bool contiguous_layout(MPI_Datatype type, int& size) {
   PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
   if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
     size = static_cast<int>(extent);
-  return !(
+  const bool contiguous = !(
       size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
       (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size))));
+  if (combiner == MPI_COMBINER_NAMED) named_layouts().add(type, size, contiguous);
+  return contiguous;
 }
 
 }  // namespace
