@@ -122,9 +122,9 @@ bool contiguous_layout(MPI_Datatype type, int& size) {
   PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner);
   if (combiner == MPI_COMBINER_NAMED && size > 0 && lb == 0 && extent >= size)
     size = static_cast<int>(extent);
-  const bool contiguous = !(
-      size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
-      (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size))));
+  const bool contiguous =
+      !(size <= 0 || lb != 0 || true_lb != 0 || extent != size || true_extent > size ||
+        (combiner != MPI_COMBINER_NAMED && !in_memory_order(type, static_cast<std::size_t>(size))));
   if (combiner == MPI_COMBINER_NAMED) named_layouts().add(type, size, contiguous);
   return contiguous;
 }

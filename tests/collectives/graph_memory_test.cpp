@@ -123,14 +123,12 @@ TEST(GraphMemory, EightRanksAllocateAlmostNothing) {
   for (int rank : {0, 3, 7}) {
     SCOPED_TRACE(rank);
     const Group grp{rank, 8};
-    EXPECT_EQ(allocations_of([&](TaskGraph& g) {
-                build_iallreduce(g, in.data(), out.data(), 1, kSum, grp);
-              }),
+    EXPECT_EQ(allocations_of(
+                  [&](TaskGraph& g) { build_iallreduce(g, in.data(), out.data(), 1, kSum, grp); }),
               0u);
-    EXPECT_EQ(allocations_of([&](TaskGraph& g) {
-                build_ibcast(g, out.data(), sizeof(double), 0, grp);
-              }),
-              0u);
+    EXPECT_EQ(
+        allocations_of([&](TaskGraph& g) { build_ibcast(g, out.data(), sizeof(double), 0, grp); }),
+        0u);
     EXPECT_LE(allocations_of([&](TaskGraph& g) {
                 build_ialltoall(g, in.data(), out.data(), sizeof(double), grp);
               }),
