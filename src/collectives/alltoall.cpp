@@ -43,7 +43,7 @@ void pairwise(Schedule& s, const std::byte* in, std::byte* out, Bytes bb, Group 
     Deps after = start;
     if (k > window) {
       const auto& old = steps[static_cast<std::size_t>(k - window)];
-      after.insert(after.end(), old.begin(), old.end());
+      after.append(old.begin(), old.end());
     }
     const int to = wrap(r + k, p);
     const int from = wrap(r - k, p);

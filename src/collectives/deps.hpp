@@ -8,10 +8,10 @@
 #pragma once
 
 #include <algorithm>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 
 #include "progress/task.hpp"
@@ -66,13 +66,6 @@ class Deps {
   void append(It first, It last) {
     reserve(size_ + static_cast<std::size_t>(std::distance(first, last)));
     for (; first != last; ++first) data()[size_++] = *first;
-  }
-  // Only at the end, which is all the builders need.
-  template <class It>
-  void insert(const_iterator at, It first, It last) {
-    assert(at == end());
-    (void)at;
-    append(first, last);
   }
 
  private:

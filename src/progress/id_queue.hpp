@@ -29,8 +29,8 @@ class IdQueue {
   }
   // Empty, and its memory handed back.
   void reset() {
-    clear();
-    ids_.shrink_to_fit();
+    ids_ = std::pmr::vector<TaskId>(ids_.get_allocator());  // shrink_to_fit may keep it
+    head_ = 0;
   }
 
  private:

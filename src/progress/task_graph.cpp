@@ -12,6 +12,12 @@ namespace {
 // Scratch buffers up to this size come from the graph's arena: allocated once, when their
 // first user starts, and kept until the graph completes.
 constexpr std::size_t kSmallScratchBytes = 512;
+
+// Empties `v` and hands its memory back to its allocator (shrink_to_fit may keep it).
+template <class V>
+void forget(V& v) {
+  v = V(v.get_allocator());
+}
 }  // namespace
 
 TaskGraph::TaskGraph(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {
@@ -269,11 +275,9 @@ void TaskGraph::check_complete() {
   const bool done = abandoned() ? running_.empty() : finished_ == tasks_.size();
   if (!done) return;
   // Everything MPI could still touch has finished: the memory can go.
-  scratch_.clear();
-  scratch_.shrink_to_fit();
+  forget(scratch_);
   scratch_live_bytes_ = 0;
-  tasks_.clear();
-  tasks_.shrink_to_fit();
+  forget(tasks_);
   complete_.store(true, std::memory_order_release);
   for (auto& callback : on_complete_) callback();
   drop_bookkeeping();
@@ -283,14 +287,11 @@ void TaskGraph::check_complete() {
 // context). Everything left in the arena goes with it.
 void TaskGraph::drop_bookkeeping() {
   transport_.reset();  // and with it the communicator it kept alive
-  on_complete_.clear();
-  on_complete_.shrink_to_fit();
-  edges_.clear();
-  edges_.shrink_to_fit();
+  forget(on_complete_);
+  forget(edges_);
   ready_.reset();
   local_.reset();
-  running_.clear();
-  running_.shrink_to_fit();
+  forget(running_);
   gate_ = nullptr;
   arena_.release();
 }

@@ -70,7 +70,7 @@ TEST(Deps, AssignsAndAppendsLikeAVector) {
   d = {9};
   EXPECT_EQ(ids(d), std::vector<TaskId>{9});
   const auto more = iota(10);
-  d.insert(d.end(), more.begin(), more.end());
+  d.append(more.begin(), more.end());
   auto expected = std::vector<TaskId>{9};
   expected.insert(expected.end(), more.begin(), more.end());
   EXPECT_EQ(ids(d), expected);

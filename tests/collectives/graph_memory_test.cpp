@@ -5,6 +5,7 @@
 // ranks made about 20 here (docs/liboverlap.md, "The fixed cost of a collective").
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -134,6 +135,26 @@ TEST(GraphMemory, EightRanksAllocateAlmostNothing) {
               }),
               2u);
   }
+}
+
+// The gate and the completion callback c_api.cpp gives every collective: closures of a
+// pointer and a sequence number fit in std::function without an allocation.
+TEST(GraphMemory, GateAndCompletionCallbackAllocateNothing) {
+  struct Seen {
+    std::uint64_t started = 0, completed = 0;
+  } seen;
+  const std::uint64_t seq = 7;
+  EXPECT_EQ(allocations_of([&](TaskGraph& g) {
+              build_ibarrier(g, Group{0, 2});
+              g.start_when([s = &seen, seq](TaskGraph&) {
+                s->started = seq;
+                return true;
+              });
+              g.on_complete([s = &seen, seq] { s->completed = seq; });
+            }),
+            0u);
+  EXPECT_EQ(seen.started, seq);
+  EXPECT_EQ(seen.completed, seq);
 }
 
 // A large graph continues on the heap in a few growing blocks, not an allocation per task
