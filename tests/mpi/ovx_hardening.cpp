@@ -621,10 +621,10 @@ long resident_mib() {
 }
 
 // Two threads split their own duplicates of MPI_COMM_WORLD again and again while two
-// others run allreduces on fresh one-process communicators (each one a new hidden
-// duplicate of liboverlap). A hidden MPI_Comm_idup of a one-process communicator retried
-// its context-id agreement forever inside MPICH 4.0 while a split held the context-id
-// mask, the heap growing until the kernel killed the rank (docs/results/idup-self-2026-11-30).
+// others run allreduces on fresh one-process communicators. liboverlap's hidden
+// MPI_Comm_idup of each such communicator (it makes none now) retried its context-id
+// agreement forever inside MPICH 4.0 while a split held the context-id mask, the heap
+// growing until the kernel killed the rank (docs/results/idup-self-2026-11-30).
 void lone_comms() {
   check_rc(OVX_Init(OVX_PROGRESS_CALLER), "OVX_Init");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

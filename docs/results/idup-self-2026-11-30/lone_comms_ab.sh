@@ -12,16 +12,17 @@ n=${2:-5}
 prog=build/test-mpich/tests/mpi/ovx-hardening
 for i in $(seq 1 "$n"); do
   for which in new old; do
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     if [ "$which" = old ]; then
       out=$(LD_LIBRARY_PATH=$old timeout 120 mpiexec.mpich -n 3 $prog lone-comms --timeout 100 2>&1)
     else
       out=$(timeout 120 mpiexec.mpich -n 3 $prog lone-comms --timeout 100 2>&1)
     fi
     rc=$?
-    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    ms=$((($(date +%s%N) - start) / 1000000))
     verdict=$(echo "$out" | grep -E "^PASS|FAIL" | head -1)
     count=$(echo "$out" | grep -E "^[0-9]+ collectives on one-process" | head -1)
-    printf '%s run %d: rc %d, %.1f s: %s %s\n' "$which" "$i" "$rc" "$secs" "$verdict" "$count"
+    printf '%s run %d: rc %d, %d.%d s: %s %s\n' "$which" "$i" "$rc" $((ms / 1000)) \
+      $((ms % 1000 / 100)) "$verdict" "$count"
   done
 done
