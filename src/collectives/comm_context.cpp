@@ -317,6 +317,12 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::stri
   return ctx;
 }
 
+std::size_t contexts_alive() {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  return reg.contexts.size();
+}
+
 void drop_context(MPI_Comm comm) {
   int keyval = MPI_KEYVAL_INVALID;
   {

@@ -1,7 +1,8 @@
 // Per-communicator state of liboverlap, cached on the user's communicator as an MPI
-// attribute: a duplicate made with MPI_Comm_idup (so the first collective on a
-// communicator does not block, and our traffic can never match the application's; none
-// for a communicator of one process, where no algorithm sends: see make_context), the
+// attribute: a duplicate, so our traffic can never match the application's (made inside
+// the call that made the communicator with Open MPI, creation_duplicates.cpp; otherwise
+// with MPI_Comm_idup, so the first collective on a communicator does not block; none for
+// a communicator of one process, where no algorithm sends: see make_context), the
 // sequence of collectives called on it, and the order they may start in. When the
 // duplication fails (MPICH out of context ids) the context is failed(): nothing is posted
 // on the broken duplicate, so no message of ours can land on the application's context.
@@ -119,7 +120,8 @@ class CommContext {
 // the communicator cannot be used.
 std::shared_ptr<CommContext> context_for(MPI_Comm comm, std::string& error);
 // The context of `comm` with `made` as its duplicate, made by the caller where every rank
-// was present (overlap-run at MPI_Init: a duplicate made later with MPI_Comm_idup runs the
+// was present (inside the call that made `comm`: creation_duplicates.cpp, and overlap-run,
+// which also makes MPI_COMM_WORLD's at MPI_Init: a duplicate made later with MPI_Comm_idup runs the
 // later rounds of Open MPI's context id agreement on the communicator's own collective
 // sequence, where they can cross the program's own nonblocking collectives). Takes
 // `made` over. Empty, with `error` set, when `comm` has a context already.
@@ -128,6 +130,9 @@ std::shared_ptr<CommContext> context_for(MPI_Comm comm, MPI_Comm made, std::stri
 // Forgets the context of `comm` (as if the application had freed it): later collectives on
 // `comm` would make a new one. For a duplicate handed over that not every rank got.
 void drop_context(MPI_Comm comm);
+
+// Contexts alive in this process (an upper bound on the duplicates liboverlap holds).
+std::size_t contexts_alive();
 
 // Frees the duplicates of communicators the application freed, once nothing runs on them.
 // Safe points only (engine_runtime sweeps).

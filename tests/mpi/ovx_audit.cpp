@@ -280,14 +280,5 @@ int main(int argc, char** argv) {
       {"error-class", error_class_scenario},
       {"reinit", reinit},
       {"single", single}};
-  const auto it = scenarios.find(scenario);
-  if (it == scenarios.end()) {
-    if (g_rank == 0) std::fprintf(stderr, "ovx-audit: unknown scenario '%s'\n", scenario.c_str());
-    MPI_Finalize();
-    return 2;
-  }
-  it->second();
-  const int code = ovx_test::verdict(scenario.c_str());
-  MPI_Finalize();
-  return code;
+  return ovx_test::run_scenario("ovx-audit", scenario, scenarios);
 }

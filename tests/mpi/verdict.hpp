@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <string>
 
 namespace ovx_test {
@@ -32,6 +34,24 @@ inline int verdict(const char* name = "") {
       std::printf("FAILED %s: %d check(s)\n", name, all);
   }
   return all == 0 ? 0 : 1;
+}
+
+// Runs `scenario` of `scenarios` (MPI initialised), agrees on the verdict and finalises
+// MPI. Returns the process's exit code: 2 for a scenario `program` does not have.
+inline int run_scenario(const char* program, const std::string& scenario,
+                        const std::map<std::string, std::function<void()>>& scenarios) {
+  const auto it = scenarios.find(scenario);
+  if (it == scenarios.end()) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "%s: unknown scenario '%s'\n", program, scenario.c_str());
+    MPI_Finalize();
+    return 2;
+  }
+  it->second();
+  const int code = verdict(scenario.c_str());
+  MPI_Finalize();
+  return code;
 }
 
 }  // namespace ovx_test
