@@ -13,22 +13,29 @@
 // How: through MPI's profiling interface, as liboverlap's MPI_Finalize (progress/
 // mpi_finalize.cpp); programs pick these definitions up by linking liboverlap before the
 // MPI library, which the CMake package, pkg-config file and compiler wrappers do. Each
-// calls the next definition (a tool of the program's own that interposes the same call
-// still sees it) and then makes the duplicate: MPI_Comm_split of the new communicator (no
-// attribute copy callbacks run), then an allreduce in which every member says it has one;
-// any "no" (no room: at most kMaxDuplicates alive; MPI out of context ids) takes it back
-// everywhere and the communicator keeps the first-use MPI_Comm_idup. So does every
-// communicator made elsewhere: by MPI_Comm_idup, through Fortran (Open MPI's Fortran
-// bindings call PMPI_ functions), by a program that links MPI first, and everything under
-// overlap-run, whose preloaded shim makes its own duplicates inside the same calls
-// (calls/collective_routes.cpp). MPICH is left to the first-use MPI_Comm_idup: it does not
-// make other creations wait, and its context ids are few (about 2048).
+// calls the next definition (a tool of the program's own linked after liboverlap still
+// sees the call) and then makes the duplicate with a call of the same context-id priority
+// as the program's own, so that Open MPI makes it wait for nothing the program's call did
+// not wait for: a split of the communicator the call was collective over (for the calls
+// that have one; no attribute copy callbacks run), MPI_Comm_create_group with the
+// program's tag, MPI_Intercomm_merge of the same intercommunicator. Then every member
+// says in an allreduce that it has one; any "no" (no room: at most kMaxDuplicates alive;
+// MPI out of context ids) takes it back everywhere and the communicator keeps the
+// first-use MPI_Comm_idup. So does every communicator made elsewhere: by MPI_Comm_idup,
+// through Fortran (Open MPI's Fortran bindings call PMPI_ functions), by a program that
+// links MPI (or a tool of its own) before liboverlap. Under overlap-run, whose preloaded
+// shim makes its own duplicates inside the same calls when it routes collectives
+// (src/intercept/calls/collective_routes.cpp), the shim says so at MPI_Init
+// (ovx_private_duplicates_at_creation) and these definitions only pass calls on. MPICH is
+// left to the first-use MPI_Comm_idup: it does not make other creations wait, and its
+// context ids are few (about 2048).
 #include <mpi.h>
 
 #if defined(OPEN_MPI)
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <string>
 
 #include "collectives/comm_context.hpp"
@@ -40,11 +47,12 @@ namespace {
 // Hidden duplicates alive at once (each takes one of Open MPI's context ids).
 constexpr std::size_t kMaxDuplicates = 1024;
 
-// Not under overlap-run (its shim exports overlap_intercept_loaded and makes the
-// duplicates itself), MPI running.
+// overlap-run's shim makes the duplicates (it says so at MPI_Init).
+std::atomic<bool> shim_makes_them{false};
+
+// Ours to make, MPI running.
 bool making_duplicates() {
-  static const bool shim = dlsym(RTLD_DEFAULT, "overlap_intercept_loaded") != nullptr;
-  if (shim) return false;
+  if (shim_makes_them.load(std::memory_order_acquire)) return false;
   int finalized = 0;
   PMPI_Finalized(&finalized);
   return finalized == 0 && !progress::mpi_finalizing();
@@ -58,8 +66,12 @@ class ErrorsReturn {
     PMPI_Comm_get_errhandler(comm_, &saved_);
     PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   }
+  // Restores only over our own setting: another thread may have set its handler since.
   ~ErrorsReturn() {
-    PMPI_Comm_set_errhandler(comm_, saved_);
+    MPI_Errhandler now = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(comm_, &now);
+    if (now == MPI_ERRORS_RETURN) PMPI_Comm_set_errhandler(comm_, saved_);
+    if (now != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&now);
     if (saved_ != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved_);
   }
   ErrorsReturn(const ErrorsReturn&) = delete;
@@ -89,34 +101,26 @@ int parent_rank_of_first(MPI_Comm comm, MPI_Comm parent) {
   return in_parent;
 }
 
-// The duplicate of `comm` (MPI_COMM_NULL on a rank the call gave none), made by a split
-// of `parent`, the communicator the call was collective over, on every member of it, so
-// that Open MPI orders its context-id agreement exactly as the program's own call's; or,
-// where only `comm`'s members are in the call (`parent` MPI_COMM_NULL), by a split of
-// `comm`. Then `comm`'s members agree that each has it; otherwise none keeps it.
-void make_duplicate(MPI_Comm parent, MPI_Comm comm) {
+// Makes the duplicate of `comm` (MPI_COMM_NULL on a rank the call gave none) on every
+// rank that was in the call that made it: `make(want, &dup)` does it with the call's
+// context-id priority, every rank in that call taking part (`want` false: this rank keeps
+// none, and where it can it does not take one). `errors_on`: the communicator that call
+// reports on. Then `comm`'s members agree that each has it; otherwise none keeps it.
+template <class Make>
+void make_duplicate(MPI_Comm comm, MPI_Comm errors_on, Make make) {
   int size = 0, rank = 0;
   const bool member = comm != MPI_COMM_NULL && !is_inter(comm);
   if (member) {
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
   }
-  // No duplicate for one process (comm_context.cpp). A member without room leaves the
-  // split: the others then get a smaller communicator, which they do not keep.
+  // No duplicate for one process (comm_context.cpp).
   const bool wanted = member && size >= 2 && contexts_alive() < kMaxDuplicates;
-  const MPI_Comm over = parent != MPI_COMM_NULL ? parent : comm;
-  if (over == MPI_COMM_NULL || is_inter(over)) return;
-  int over_size = 0;
-  PMPI_Comm_size(over, &over_size);
-  if (over_size < 2 || (parent == MPI_COMM_NULL && !(member && size >= 2))) return;
-  const int color = !wanted                   ? MPI_UNDEFINED
-                    : parent != MPI_COMM_NULL ? parent_rank_of_first(comm, parent)
-                                              : 0;
   MPI_Comm dup = MPI_COMM_NULL;
   int have = 0;
   {
-    ErrorsReturn quiet(over);
-    have = PMPI_Comm_split(over, color, rank, &dup) == MPI_SUCCESS && dup != MPI_COMM_NULL;
+    ErrorsReturn quiet(errors_on);
+    have = make(wanted, &dup) == MPI_SUCCESS && dup != MPI_COMM_NULL;
   }
   if (!member || size < 2) {
     if (dup != MPI_COMM_NULL) PMPI_Comm_free(&dup);
@@ -125,7 +129,7 @@ void make_duplicate(MPI_Comm parent, MPI_Comm comm) {
   int dup_size = 0;
   if (have) PMPI_Comm_size(dup, &dup_size);
   std::string error;
-  if (have && (dup_size != size || !context_for(comm, dup, error))) have = 0;
+  if (have && (!wanted || dup_size != size || !context_for(comm, dup, error))) have = 0;
   int everyone = 0;
   {
     ErrorsReturn quiet(comm);
@@ -139,11 +143,33 @@ void make_duplicate(MPI_Comm parent, MPI_Comm comm) {
   }
 }
 
-// After a call collective over `parent` (MPI_COMM_NULL: over the new communicator's
-// members only) that made `*newcomm` on this rank (or MPI_COMM_NULL).
-void made(MPI_Comm parent, const MPI_Comm* newcomm, int rc) {
-  if (rc == MPI_SUCCESS && newcomm != nullptr && making_duplicates())
-    make_duplicate(parent, *newcomm);
+// After a call collective over the intracommunicator `parent` that made `*newcomm` on
+// this rank (or MPI_COMM_NULL): a split of `parent`, every rank of it taking part, into
+// the same communicators (colour: the rank in `parent` of the new communicator's rank 0).
+void made_from(MPI_Comm parent, const MPI_Comm* newcomm, int rc) {
+  if (rc != MPI_SUCCESS || newcomm == nullptr || !making_duplicates() || is_inter(parent)) return;
+  int parent_size = 0;
+  PMPI_Comm_size(parent, &parent_size);
+  if (parent_size < 2) return;
+  const MPI_Comm comm = *newcomm;
+  make_duplicate(comm, parent, [&](bool want, MPI_Comm* dup) {
+    int rank = 0;
+    if (want) PMPI_Comm_rank(comm, &rank);
+    const int color = want ? parent_rank_of_first(comm, parent) : MPI_UNDEFINED;
+    return PMPI_Comm_split(parent, color, rank, dup);
+  });
+}
+
+// After a call only the new communicator's members make (`make` repeats it).
+template <class Make>
+void made_by_members(const MPI_Comm* newcomm, int rc, MPI_Comm errors_on, Make make) {
+  if (rc != MPI_SUCCESS || newcomm == nullptr || *newcomm == MPI_COMM_NULL ||
+      !making_duplicates() || is_inter(*newcomm))
+    return;
+  int size = 0;
+  PMPI_Comm_size(*newcomm, &size);
+  if (size >= 2)
+    make_duplicate(*newcomm, errors_on, [&](bool, MPI_Comm* dup) { return make(dup); });
 }
 
 // The definition after liboverlap's (MPI's, or a tool's), else MPI's PMPI_ one.
@@ -156,18 +182,18 @@ F next(const char* name, F pmpi) {
 }  // namespace
 }  // namespace overlap::collectives
 
-using overlap::collectives::made;
+using overlap::collectives::made_by_members;
+using overlap::collectives::made_from;
 using overlap::collectives::making_duplicates;
 using overlap::collectives::next;
 
-// One definition per call that makes an intracommunicator: the next definition, then the
-// duplicate of what it made. `parent` names the communicator the call is collective over
-// (MPI_COMM_NULL: only the new communicator's members call it), `out` the new one.
+// One definition per call that makes intracommunicators collectively over `parent`: the
+// next definition, then the duplicate of what it made (`out`).
 #define OVX_MAKES_COMM(name, params, args, parent, out) \
   extern "C" int name params {                          \
     static const auto f = next(#name, &P##name);        \
     const int rc = f args;                              \
-    made(parent, out, rc);                              \
+    made_from(parent, out, rc);                         \
     return rc;                                          \
   }
 
@@ -181,8 +207,6 @@ OVX_MAKES_COMM(MPI_Comm_split_type,
                (comm, split_type, key, info, newcomm), comm, newcomm)
 OVX_MAKES_COMM(MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm),
                (comm, group, newcomm), comm, newcomm)
-OVX_MAKES_COMM(MPI_Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm),
-               (comm, group, tag, newcomm), MPI_COMM_NULL, newcomm)
 OVX_MAKES_COMM(MPI_Cart_create,
                (MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder,
                 MPI_Comm* comm_cart),
@@ -206,25 +230,61 @@ OVX_MAKES_COMM(MPI_Dist_graph_create_adjacent,
                (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights,
                 info, reorder, newcomm),
                comm_old, newcomm)
-OVX_MAKES_COMM(MPI_Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newcomm),
-               (intercomm, high, newcomm), MPI_COMM_NULL, newcomm)
 #undef OVX_MAKES_COMM
 
-// MPI_COMM_WORLD's duplicate, made inside MPI_Init where every process is.
+#undef OVX_MAKES_COMM
+
+// Only the group's members call it: the duplicate is made the same way, with the
+// program's tag (MPI requires concurrent calls on one communicator to use different tags).
+extern "C" int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  static const auto f = next("MPI_Comm_create_group", &PMPI_Comm_create_group);
+  const int rc = f(comm, group, tag, newcomm);
+  made_by_members(newcomm, rc, comm,
+                  [&](MPI_Comm* dup) { return PMPI_Comm_create_group(comm, group, tag, dup); });
+  return rc;
+}
+
+extern "C" int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
+  static const auto f = next("MPI_Intercomm_merge", &PMPI_Intercomm_merge);
+  const int rc = f(intercomm, high, newcomm);
+  made_by_members(newcomm, rc, intercomm,
+                  [&](MPI_Comm* dup) { return PMPI_Intercomm_merge(intercomm, high, dup); });
+  return rc;
+}
+
+namespace {
+// MPI_COMM_WORLD's duplicate, inside MPI_Init where every process is (a split of the
+// lowest context id there is).
+void world_made(int rc) {
+  const MPI_Comm world = MPI_COMM_WORLD;
+  made_by_members(&world, rc, world, [](MPI_Comm* dup) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return PMPI_Comm_split(MPI_COMM_WORLD, 0, rank, dup);
+  });
+}
+}  // namespace
+
 extern "C" int MPI_Init(int* argc, char*** argv) {
   static const auto f = next("MPI_Init", &PMPI_Init);
   const int rc = f(argc, argv);
-  const MPI_Comm world = MPI_COMM_WORLD;
-  made(MPI_COMM_NULL, &world, rc);
+  world_made(rc);
   return rc;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   static const auto f = next("MPI_Init_thread", &PMPI_Init_thread);
   const int rc = f(argc, argv, required, provided);
-  const MPI_Comm world = MPI_COMM_WORLD;
-  made(MPI_COMM_NULL, &world, rc);
+  world_made(rc);
   return rc;
+}
+
+extern "C" void ovx_private_duplicates_at_creation(int caller_makes_them) {
+  if (caller_makes_them != 0) {
+    overlap::collectives::shim_makes_them.store(true, std::memory_order_release);
+    return;
+  }
+  world_made(MPI_SUCCESS);
 }
 
 // The program freed a communicator: its duplicate goes now if nothing runs on it (else
@@ -240,5 +300,10 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
 OVX_FREES_COMM(MPI_Comm_free)
 OVX_FREES_COMM(MPI_Comm_disconnect)
 #undef OVX_FREES_COMM
+
+#else
+
+// MPICH: the first-use MPI_Comm_idup stays; nothing to make here.
+extern "C" void ovx_private_duplicates_at_creation(int) {}
 
 #endif  // OPEN_MPI

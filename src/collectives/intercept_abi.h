@@ -33,6 +33,13 @@ int ovx_private_adopt_duplicate(MPI_Comm comm, MPI_Comm dup);
  * make its duplicate: liboverlap forgets `comm`'s context and frees the duplicate. */
 void ovx_private_drop_duplicate(MPI_Comm comm);
 
+/* Says, inside MPI_Init on every rank, whether the caller makes the duplicates of the
+ * program's communicators inside the calls that make them (overlap-run routing
+ * collectives). When it does not (0), liboverlap makes them itself where it builds them so
+ * (Open MPI: src/collectives/creation_duplicates.cpp), starting with MPI_COMM_WORLD's
+ * right here (collective over MPI_COMM_WORLD); with MPICH this does nothing. */
+void ovx_private_duplicates_at_creation(int caller_makes_them);
+
 /* OVX_Calibrate without calling an error handler: MPI_SUCCESS, or an error class with why
  * in `why` (at most `len` bytes, terminated). Collective over MPI_COMM_WORLD. */
 int ovx_private_calibrate(char* why, int len);

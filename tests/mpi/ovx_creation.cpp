@@ -20,6 +20,12 @@
 //                only after a message) while every rank splits MPI_COMM_WORLD: Open MPI
 //                lets that split (lower parent id) go first, and the duplicate liboverlap
 //                makes inside it must not wait for the pending one either
+//   idups-behind (3 ranks or more) rank 0 has two MPI_Comm_idup of its own pending (the
+//                second waiting behind the first) while ranks 0 and 1 make a communicator
+//                with MPI_Comm_create_group, then with MPI_Intercomm_merge; the others join
+//                the idups only after rank 1's message: the duplicate made inside those
+//                calls must wait for nothing the call itself did not (a split of the new
+//                communicator, of a higher context id, waited for the idups: a hang)
 //   churn        4000 communicators made and freed without a liboverlap call: memory
 //                stays bounded (their duplicates go with them)
 // Prints "PASS <scenario>" on rank 0 and exits 0; a hang is ended by a watchdog.
@@ -284,6 +290,69 @@ void idup_pending() {
   check_rc(OVX_Finalize(), "OVX_Finalize");
 }
 
+// One round of idups-behind: `make` runs on ranks 0 and 1 and returns what they made.
+void idups_behind(const std::string& name, const std::function<MPI_Comm()>& make) {
+  MPI_Comm d, e, d2 = MPI_COMM_NULL, e2 = MPI_COMM_NULL;
+  check_rc(MPI_Comm_dup(MPI_COMM_WORLD, &d), "MPI_Comm_dup");
+  check_rc(MPI_Comm_dup(MPI_COMM_WORLD, &e), "MPI_Comm_dup");
+  MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  if (g_rank == 0) {
+    check_rc(MPI_Comm_idup(d, &d2, &r[0]), "MPI_Comm_idup");
+    check_rc(MPI_Comm_idup(e, &e2, &r[1]), "MPI_Comm_idup");
+  }
+  MPI_Comm made = g_rank < 2 ? make() : MPI_COMM_NULL;
+  int token = 0;
+  if (g_rank == 1)
+    for (int p = 2; p < g_size; ++p)
+      check_rc(MPI_Send(&token, 1, MPI_INT, p, 4, MPI_COMM_WORLD), "MPI_Send");
+  if (g_rank >= 2)
+    check_rc(MPI_Recv(&token, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  if (g_rank != 0) {
+    check_rc(MPI_Comm_idup(d, &d2, &r[0]), "MPI_Comm_idup");
+    check_rc(MPI_Comm_idup(e, &e2, &r[1]), "MPI_Comm_idup");
+  }
+  check_rc(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (made != MPI_COMM_NULL) {
+    int in = 1, out = 0;
+    MPI_Request q;
+    check_rc(OVX_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, made, &q), "OVX_Iallreduce");
+    check_rc(MPI_Wait(&q, MPI_STATUS_IGNORE), "MPI_Wait");
+    expect(out == 2, name + " behind pending idups: wrong sum " + std::to_string(out));
+    MPI_Comm_free(&made);
+  }
+  for (MPI_Comm* c : {&d2, &e2, &d, &e}) MPI_Comm_free(c);
+}
+
+void idups_behind_all() {
+  check_rc(OVX_Init(OVX_PROGRESS_CALLER), "OVX_Init");
+  MPI_Group world, pair;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int two[2] = {0, 1};
+  MPI_Group_incl(world, 2, two, &pair);
+  idups_behind("MPI_Comm_create_group", [&] {
+    MPI_Comm c;
+    check_rc(MPI_Comm_create_group(MPI_COMM_WORLD, pair, 5, &c), "MPI_Comm_create_group");
+    return c;
+  });
+  // Ranks 0 and 1, each a group of its own, joined by an intercommunicator.
+  MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  check_rc(MPI_Comm_split(MPI_COMM_WORLD, g_rank < 2 ? g_rank : MPI_UNDEFINED, 0, &half),
+           "MPI_Comm_split");
+  if (g_rank < 2)
+    check_rc(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - g_rank, 9, &inter),
+             "MPI_Intercomm_create");
+  idups_behind("MPI_Intercomm_merge", [&] {
+    MPI_Comm c;
+    check_rc(MPI_Intercomm_merge(inter, g_rank, &c), "MPI_Intercomm_merge");
+    return c;
+  });
+  for (MPI_Comm* c : {&inter, &half})
+    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+  MPI_Group_free(&pair);
+  MPI_Group_free(&world);
+  check_rc(OVX_Finalize(), "OVX_Finalize");
+}
+
 long resident_kib() {
   std::ifstream status("/proc/self/status");
   std::string key;
@@ -332,10 +401,12 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  const std::map<std::string, std::function<void()>> scenarios = {{"behind", behind},
-                                                                  {"free-behind", free_behind},
-                                                                  {"idup-made", idup_made},
-                                                                  {"idup-pending", idup_pending},
-                                                                  {"churn", churn}};
+  const std::map<std::string, std::function<void()>> scenarios = {
+      {"behind", behind},
+      {"free-behind", free_behind},
+      {"idup-made", idup_made},
+      {"idup-pending", idup_pending},
+      {"idups-behind", idups_behind_all},
+      {"churn", churn}};
   return ovx_test::run_scenario("ovx-creation", scenario, scenarios);
 }

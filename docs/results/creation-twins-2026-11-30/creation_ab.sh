@@ -9,7 +9,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for lib in "$old" ""; do
   label=${lib:-"this build"}
   for run in "behind 2" "behind 3" "free-behind 2" "free-behind 4" "idup-made 2" \
-             "idup-pending 2" "idup-pending 3" "churn 2"; do
+             "idup-pending 2" "idup-pending 3" "idups-behind 3" "churn 2"; do
     set -- $run
     start=$(date +%s%N)
     out=$(LD_LIBRARY_PATH=$lib timeout 60 mpiexec.openmpi --oversubscribe -x LD_LIBRARY_PATH \

@@ -538,7 +538,7 @@ void add_collective_routes(ovx_core& t) {
 #endif
 }
 
-void start_collective_routes(bool blocking) {
+bool start_collective_routes(bool blocking) {
   // The cost model's parameters, measured and agreed before any collective can run (every
   // rank routing collectives is here; a failure leaves every rank with the defaults).
   char why[512] = "";
@@ -549,10 +549,11 @@ void start_collective_routes(bool blocking) {
       std::fprintf(stderr, "overlap-run: %s; liboverlap's collectives use its default cost model\n",
                    why);
   }
-  if (!make_duplicate(MPI_COMM_WORLD)) return;
+  if (!make_duplicate(MPI_COMM_WORLD)) return false;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, twin_gone, &twin_keyval, nullptr);
   blocking_ready.store(blocking, std::memory_order_relaxed);
   world_ready.store(true, std::memory_order_release);
+  return true;
 }
 
 std::vector<CollectiveSite> collective_sites() {

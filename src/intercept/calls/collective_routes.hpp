@@ -93,7 +93,9 @@ void add_collective_routes(ovx_core& table);
 // a blocking duplication there can deadlock a valid program (a rank waits for a peer that
 // first waits for this rank's next message).
 // `blocking`: the blocking collectives are routed too (every rank's --defer has them).
-void start_collective_routes(bool blocking);
+// True when MPI_COMM_WORLD got its duplicate: routing is on, and this layer makes the
+// duplicates of the program's communicators (liboverlap is told so at MPI_Init).
+bool start_collective_routes(bool blocking);
 
 // Per call site, for the report; and calls routed in this process so far.
 std::vector<CollectiveSite> collective_sites();

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "base/usage_error.hpp"
+#include "collectives/intercept_abi.h"
 #include "intercept/calls/collective_routes.hpp"
 #include "intercept/calls/deferral.hpp"
 #include "intercept/calls/fence_calls.hpp"
@@ -450,7 +451,11 @@ void agree_on_routes() {
                  "collectives stay MPI's own\n",
                  -all[4], all[3]);
   if (all[0] != 0) start_partitioned_routes();
-  if (all[1] != 0 && same_size) start_collective_routes(all[2] != 0);
+  const bool routed = all[1] != 0 && same_size && start_collective_routes(all[2] != 0);
+  // Who makes the duplicates of the program's communicators, for a program that calls
+  // liboverlap itself: this layer where it routes collectives, else liboverlap
+  // (creation_duplicates.cpp; with Open MPI: MPI_COMM_WORLD's right here).
+  ovx_private_duplicates_at_creation(routed ? 1 : 0);
 }
 
 // auto: liboverlap's rule on this rank's CPU set, the launcher's ranks on the node and
@@ -502,7 +507,10 @@ int core_init(int* argc, char*** argv, int required, int* provided, int thread_f
   // UCX (loaded by MPI_Init) may have put its memory hooks on the shim's exports, which
   // are there with --off too.
   follow_ucx_memory_events();
-  if (!rt.settings.enabled) return MPI_SUCCESS;
+  if (!rt.settings.enabled) {
+    ovx_private_duplicates_at_creation(0);  // a job-wide setting: every rank is here
+    return MPI_SUCCESS;
+  }
   if (rt.policy != Policy::caller && got < MPI_THREAD_MULTIPLE) {
     rt.policy_note = "MPI did not provide MPI_THREAD_MULTIPLE, which a progress thread needs";
     rt.policy = Policy::caller;
