@@ -380,10 +380,16 @@ void churn() {
   }
   const long grown = resident_kib() - before;
   if (g_rank == 0) std::printf("%d communicators made and freed: grew %ld KiB\n", kRounds, grown);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed memory in quarantine (145 MiB here): the plain builds
+  // check the growth; this one checks the memory accesses of the same rounds.
+  if (g_rank == 0) std::printf("memory growth not checked under AddressSanitizer\n");
+#else
   // Kept duplicates grew it by 6.4 MiB (checked with the freeing switched off); 12 KiB
   // with it.
   expect(grown < 2 * 1024, "memory grew by " + std::to_string(grown) +
                                " KiB over 3800 communicators made and freed (limit 2 MiB)");
+#endif
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ one stderr line naming the file, before anything is written.
                     # also (or only) test `cmake --install --component report`
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -89,11 +90,18 @@ def curves_px(panels, rows):
 
 
 class Checker:
-    def __init__(self):
+    """Counts failed checks; prints each line, or keeps them in `lines` when buffered."""
+
+    def __init__(self, buffered=False):
         self.failures = 0
+        self.lines = [] if buffered else None
 
     def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what)
+        line = ("ok   " if ok else "FAIL ") + what
+        if self.lines is None:
+            print(line)
+        else:
+            self.lines.append(line)
         self.failures += not ok
         return ok
 
@@ -723,18 +731,24 @@ def main():
     try:
         make_variants(tmp)
         if not (args.install_only and args.install_from):
+            # The first run alone (it fills matplotlib's cache); the others, which share no
+            # output, two at a time (each is a process of its own), reported in order.
             check_full(ck, args.report, env, tmp)
-            check_demo_output(ck, args.report, env, tmp)
-            check_peers_v6(ck, args.report, env, tmp)
-            check_every_kind(ck, args.report, env, tmp)
-            check_advise(ck, args.report, env, tmp)
-            check_decomposition(ck, args.report, env, tmp)
-            check_kind_decompositions(ck, args.report, env, tmp)
-            check_single_and_titles(ck, args.report, env, tmp)
-            check_errors(ck, args.report, env, tmp)
-            check_overlap_run(ck, args.report, env, tmp)
+            rest = [check_demo_output, check_peers_v6, check_every_kind, check_advise,
+                    check_decomposition, check_kind_decompositions, check_single_and_titles,
+                    check_errors, check_overlap_run, check_p2p_latency]
+
+            def buffered(check):
+                own = Checker(buffered=True)
+                check(own, args.report, env, tmp)
+                return own
+
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                for own in pool.map(buffered, rest):
+                    for line in own.lines:
+                        print(line)
+                    ck.failures += own.failures
             check_p2p_series(ck, args.report)
-            check_p2p_latency(ck, args.report, env, tmp)
         if args.install_from:
             check_installed(ck, args.install_from, args.cmake, env, tmp)
     finally:
