@@ -232,8 +232,6 @@ OVX_MAKES_COMM(MPI_Dist_graph_create_adjacent,
                comm_old, newcomm)
 #undef OVX_MAKES_COMM
 
-#undef OVX_MAKES_COMM
-
 // Only the group's members call it: the duplicate is made the same way, with the
 // program's tag (MPI requires concurrent calls on one communicator to use different tags).
 extern "C" int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
