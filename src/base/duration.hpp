@@ -2,6 +2,7 @@
 // Inside the code every time is a double in seconds.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -19,5 +20,10 @@ int parse_count(std::string_view text, std::string_view what, int max = 1'000'00
 // "12.3 us", "4.56 ms", "1.2 s": three significant digits in the most readable unit
 // (seconds keep up to four, so 1234 s is not printed in exponent form).
 std::string format_duration(double seconds);
+
+// Seconds elapsed on the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 }  // namespace overlap

@@ -14,7 +14,8 @@
 namespace overlap::collectives {
 namespace {
 
-void bruck(Schedule& s, const std::byte* send, std::byte* recv, std::size_t bb, Group grp) {
+void bruck_allgather(Schedule& s, const std::byte* send, std::byte* recv, std::size_t bb,
+                     Group grp) {
   const int p = grp.size;
   const int r = grp.rank;
   const auto at = [bb](int block) { return static_cast<std::size_t>(block) * bb; };
@@ -59,7 +60,7 @@ void build_iallgather(TaskGraph& g, const void* send, void* recv, std::size_t bl
   if (grp.size == 1) {
     if (in != nullptr) s.copy(in, out, block_bytes);
   } else if (force.value_or(choose_allgather(block_bytes, grp.size)) == AllgatherAlgorithm::bruck) {
-    bruck(s, in, out, block_bytes, grp);
+    bruck_allgather(s, in, out, block_bytes, grp);
   } else {
     ring(s, in, out, block_bytes, grp);
   }

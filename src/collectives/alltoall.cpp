@@ -65,7 +65,7 @@ std::vector<Run> runs_with_bit(int p, int bit) {
   return v;
 }
 
-void bruck(Schedule& s, const std::byte* in, std::byte* out, Bytes bb, Group grp) {
+void bruck_alltoall(Schedule& s, const std::byte* in, std::byte* out, Bytes bb, Group grp) {
   const int p = grp.size;
   const int r = grp.rank;
   const auto at = [bb](int block) { return static_cast<Bytes>(block) * bb; };
@@ -110,7 +110,7 @@ void build_ialltoall(TaskGraph& g, const void* send, void* recv, std::size_t blo
   auto* out = static_cast<std::byte*>(recv);
   if (grp.size > 1 &&
       force.value_or(choose_alltoall(block_bytes, grp.size)) == AlltoallAlgorithm::bruck) {
-    bruck(s, in, out, block_bytes, grp);
+    bruck_alltoall(s, in, out, block_bytes, grp);
   } else {
     pairwise(s, in, out, block_bytes, grp);
   }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "base/duration.hpp"
 #include "compute/thread_binding.hpp"
 
 // OpenBLAS would otherwise start its own thread pool inside every GEMM and fight our
@@ -22,10 +23,6 @@ struct GemmWorkload::ThreadMatrices {
 };
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // C[rows lo..hi) = A[rows lo..hi) x B.
 void gemm_rows(std::vector<double>& a, std::vector<double>& b, std::vector<double>& c, int n,

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "base/duration.hpp"
 #include "compute/thread_binding.hpp"
 
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
@@ -18,10 +19,6 @@ namespace {
 constexpr int kOrder = 48;  // one unit: tens of microseconds, fine enough to stop on time
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 }  // namespace
 

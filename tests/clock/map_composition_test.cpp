@@ -11,7 +11,7 @@
 namespace overlap::clock {
 namespace {
 
-void expect_same_line(const LinearMap& a, const LinearMap& b, double tol) {
+void expect_same_map(const LinearMap& a, const LinearMap& b, double tol) {
   for (double x : {-50.0, 0.0, 3.0, 1e3, 1e5}) EXPECT_NEAR(a(x), b(x), tol) << "x = " << x;
 }
 
@@ -31,11 +31,11 @@ TEST(ComposeToRoot, HandBuiltTreeEqualsExplicitComposition) {
   const auto e = some_edges(5, 1);
   const auto to_root = compose_to_root(parent, e);
   ASSERT_EQ(to_root.size(), 5u);
-  expect_same_line(to_root[0], LinearMap::identity(), 0);
-  expect_same_line(to_root[1], e[1], 1e-9);
-  expect_same_line(to_root[2], e[2], 1e-9);
-  expect_same_line(to_root[3], compose(e[1], e[3]), 1e-9);
-  expect_same_line(to_root[4], compose(e[1], compose(e[3], e[4])), 1e-9);
+  expect_same_map(to_root[0], LinearMap::identity(), 0);
+  expect_same_map(to_root[1], e[1], 1e-9);
+  expect_same_map(to_root[2], e[2], 1e-9);
+  expect_same_map(to_root[3], compose(e[1], e[3]), 1e-9);
+  expect_same_map(to_root[4], compose(e[1], compose(e[3], e[4])), 1e-9);
   // Spelled out pointwise: rank 4's clock -> 3's -> 1's -> 0's.
   for (double x : {-2.0, 0.0, 7.0}) EXPECT_NEAR(to_root[4](x), e[1](e[3](e[4](x))), 1e-9);
 }
@@ -45,17 +45,17 @@ TEST(ComposeToRoot, ParentsMayHaveHigherRanksThanChildren) {
   const std::vector<int> parent{-1, 3, 1, 0};
   const auto e = some_edges(4, 2);
   const auto to_root = compose_to_root(parent, e);
-  expect_same_line(to_root[3], e[3], 1e-9);
-  expect_same_line(to_root[1], compose(e[3], e[1]), 1e-9);
-  expect_same_line(to_root[2], compose(e[3], compose(e[1], e[2])), 1e-9);
+  expect_same_map(to_root[3], e[3], 1e-9);
+  expect_same_map(to_root[1], compose(e[3], e[1]), 1e-9);
+  expect_same_map(to_root[2], compose(e[3], compose(e[1], e[2])), 1e-9);
 }
 
 TEST(ComposeToRoot, RootEdgeIsIgnored) {
   std::vector<LinearMap> e = some_edges(3, 3);
   e[0] = {100.0, -7.0, 3.0};  // garbage: rank 0 is the global clock by definition
   const auto to_root = compose_to_root({-1, 0, 1}, e);
-  expect_same_line(to_root[0], LinearMap::identity(), 0);
-  expect_same_line(to_root[2], compose(e[1], e[2]), 1e-9);
+  expect_same_map(to_root[0], LinearMap::identity(), 0);
+  expect_same_map(to_root[2], compose(e[1], e[2]), 1e-9);
 }
 
 TEST(ComposeToRoot, MatchesChainsOfRealSchedules) {
@@ -100,7 +100,7 @@ TEST(ComposeToRoot, EmptyAndSingleRank) {
   EXPECT_TRUE(compose_to_root({}, {}).empty());
   const auto one = compose_to_root({-1}, some_edges(1, 7));
   ASSERT_EQ(one.size(), 1u);
-  expect_same_line(one[0], LinearMap::identity(), 0);
+  expect_same_map(one[0], LinearMap::identity(), 0);
 }
 
 }  // namespace

@@ -26,14 +26,14 @@ constexpr int kPasses = 5;
 constexpr double kSpan = 10.0;          // first to last pass, true seconds
 constexpr double kPredictAfter = 60.0;  // how far past the last pass we predict
 
-int ceil_log2(int p) {
+int log_scheme_rounds(int p) {
   int k = 0;
   while ((1 << k) < p) ++k;
   return k;
 }
 
 int expected_steps(SyncScheme scheme, int p) {
-  return scheme == SyncScheme::log ? ceil_log2(p) : p - 1;
+  return scheme == SyncScheme::log ? log_scheme_rounds(p) : p - 1;
 }
 
 // Offsets uniform in +-max_offset, drifts uniform in +-max_drift_ppm, rank 0 included: the

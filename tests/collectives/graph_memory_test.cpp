@@ -68,11 +68,11 @@ class InstantTransport : public progress::Transport {
   InstantTester tester_;
 };
 
-void sum(const void* in, void* inout, std::size_t n) {
+void add_doubles(const void* in, void* inout, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     static_cast<double*>(inout)[i] += static_cast<const double*>(in)[i];
 }
-const ReduceKernel kSum{&sum, nullptr, sizeof(double)};
+const ReduceKernel kDoubleSum{&add_doubles, nullptr, sizeof(double)};
 
 // Heap allocations made while building graph `build` on a fresh graph and running it to
 // completion the way the scheduler does (start, finish what is running, start again).
@@ -101,11 +101,11 @@ TEST(GraphMemory, SmallCollectivesOnTwoRanksAllocateNothing) {
     for (int rank = 0; rank < 2; ++rank) {
       const Group grp{rank, 2};
       EXPECT_EQ(allocations_of([&](TaskGraph& g) {
-                  build_iallreduce(g, in.data(), out.data(), count, kSum, grp);
+                  build_iallreduce(g, in.data(), out.data(), count, kDoubleSum, grp);
                 }),
                 0u);
       EXPECT_EQ(allocations_of([&](TaskGraph& g) {  // in place
-                  build_iallreduce(g, nullptr, out.data(), count, kSum, grp);
+                  build_iallreduce(g, nullptr, out.data(), count, kDoubleSum, grp);
                 }),
                 0u);
       EXPECT_EQ(allocations_of([&](TaskGraph& g) {
@@ -124,8 +124,9 @@ TEST(GraphMemory, EightRanksAllocateAlmostNothing) {
   for (int rank : {0, 3, 7}) {
     SCOPED_TRACE(rank);
     const Group grp{rank, 8};
-    EXPECT_EQ(allocations_of(
-                  [&](TaskGraph& g) { build_iallreduce(g, in.data(), out.data(), 1, kSum, grp); }),
+    EXPECT_EQ(allocations_of([&](TaskGraph& g) {
+                build_iallreduce(g, in.data(), out.data(), 1, kDoubleSum, grp);
+              }),
               0u);
     EXPECT_EQ(
         allocations_of([&](TaskGraph& g) { build_ibcast(g, out.data(), sizeof(double), 0, grp); }),

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kPhaseFields = 13;
 constexpr int kShareFields = 8;
-constexpr int kFields = 1 + 3 * kPhaseFields + kShareFields;  // available flag first
+constexpr int kCpuFields = 1 + 3 * kPhaseFields + kShareFields;  // available flag first
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 double or_none(const std::optional<double>& v) { return v ? *v : kNone; }
@@ -271,7 +271,7 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   using P = PhaseAccounting;
   const P::Total totals[3] = {acc.total(P::comm_alone, kept), acc.total(P::comp_alone, kept),
                               acc.total(P::overlapped, kept)};
-  std::vector<double> local(kFields, kNone);
+  std::vector<double> local(kCpuFields, kNone);
   // local[0]: 1 accounted, 0 counters unreadable, -1 no window kept (all runs discarded).
   const bool windows = totals[P::comp_alone].windows > 0 && totals[P::overlapped].windows > 0;
   const bool have = acc.available() && windows;
@@ -298,15 +298,15 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(kFields * size) : 0);
-  MPI_Gather(local.data(), kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, comm);
+  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(kCpuFields * size) : 0);
+  MPI_Gather(local.data(), kCpuFields, MPI_DOUBLE, all.data(), kCpuFields, MPI_DOUBLE, 0, comm);
   const std::vector<measure::RankCpus> masks = gather_rank_cpus(comm, acc.sampler());
   if (rank != 0) return;
 
   CpuAccounting a;
   int worst = -1;
   for (int r = 0; r < size; ++r) {
-    const double* f = &all[static_cast<std::size_t>(r * kFields)];
+    const double* f = &all[static_cast<std::size_t>(r * kCpuFields)];
     if (f[0] != 1.0) {
       std::string why = "rank " + std::to_string(r) + ": ";
       if (f[0] < 0) {
@@ -332,11 +332,12 @@ void gather_cpu(MPI_Comm comm, const PhaseAccounting& acc, const std::vector<boo
     a.ranks.push_back({r, measure::format_cpu_list(masks[static_cast<std::size_t>(r)].cpus),
                        comm_alone, unpack(f + 1 + kPhaseFields), unpack(f + 1 + 2 * kPhaseFields)});
     const double lost = f[1 + 3 * kPhaseFields];
-    if (worst < 0 || lost > all[static_cast<std::size_t>(worst * kFields + 1 + 3 * kPhaseFields)])
+    if (worst < 0 ||
+        lost > all[static_cast<std::size_t>(worst * kCpuFields + 1 + 3 * kPhaseFields)])
       worst = r;
   }
   cpu = std::move(a);
-  const double* f = &all[static_cast<std::size_t>(worst * kFields + 1 + 3 * kPhaseFields)];
+  const double* f = &all[static_cast<std::size_t>(worst * kCpuFields + 1 + 3 * kPhaseFields)];
   measure::SlowdownShares s;
   s.lost = f[0];
   s.engine = f[1];

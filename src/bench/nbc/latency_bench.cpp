@@ -21,10 +21,6 @@ struct Stamp {
   bool late = false;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 }  // namespace
 
 std::vector<LatencyKey> latency_keys(const LatencyConfig& config) {

@@ -21,7 +21,7 @@ namespace overlap::bench {
 namespace {
 
 // Fields each rank sends per iteration; see NbcSweep::Local.
-constexpr int kFields = 12;
+constexpr int kIterationFields = 12;
 
 // Start from a guess scaled from the last calibration of the same kind, so a sweep's
 // later targets take two or three steps instead of a full search from the smallest size.
@@ -29,10 +29,6 @@ long warm_start(std::pair<long, double> last, double target, double exponent, lo
   if (last.first <= 0 || !(last.second > 0)) return fallback;
   return std::max(1L, std::lround(static_cast<double>(last.first) *
                                   std::pow(target / last.second, 1.0 / exponent)));
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 std::string percent(double tolerance) { return std::to_string(std::lround(tolerance * 100)); }
@@ -345,15 +341,15 @@ void NbcSweep::reduce(const std::vector<Local>& its, NbcPoint& rec) {
   }
   const int size = clock_.size();
   std::vector<double> all(clock_.rank() == 0 ? mine.size() * static_cast<std::size_t>(size) : 0);
-  MPI_Gather(mine.data(), n * kFields, MPI_DOUBLE, all.data(), n * kFields, MPI_DOUBLE, 0,
-             clock_.comm());
+  MPI_Gather(mine.data(), n * kIterationFields, MPI_DOUBLE, all.data(), n * kIterationFields,
+             MPI_DOUBLE, 0, clock_.comm());
   if (clock_.rank() != 0) return;
 
   std::vector<std::vector<measure::RankIteration>> by_iteration(static_cast<std::size_t>(n));
   std::vector<double> test_time(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     for (int r = 0; r < size; ++r) {
-      const double* f = &all[(static_cast<std::size_t>(r) * n + i) * kFields];
+      const double* f = &all[(static_cast<std::size_t>(r) * n + i) * kIterationFields];
       by_iteration[static_cast<std::size_t>(i)].push_back(
           {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] != 0});
     }

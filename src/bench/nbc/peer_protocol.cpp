@@ -11,7 +11,7 @@ namespace overlap::bench {
 namespace {
 
 // Per rank, gathered to rank 0 (the order of PeerRank's members).
-constexpr int kFields = 10;
+constexpr int kPeerFields = 10;
 
 // Runs `body(measured)` warmup + iterations times with a barrier after each, as both
 // peers' loops do; `measured` is false during the warm-up.
@@ -74,22 +74,24 @@ void imb_loop(GlobalClock& clock, Operation& op, compute::PeerKernel& kernel,
 
 // Every rank's means, on rank 0.
 PeerPhase gather(GlobalClock& clock, const PeerPhaseConfig& c, const PeerRank& me) {
-  const std::array<double, kFields> mine{me.pure_s,
-                                         me.osu_overall_s,
-                                         me.osu_init_s,
-                                         me.osu_compute_s,
-                                         me.osu_test_s,
-                                         me.osu_wait_s,
-                                         me.imb_overall_s,
-                                         me.imb_compute_s,
-                                         static_cast<double>(me.imb_steps),
-                                         me.imb_steps_per_second};
-  std::vector<double> all(clock.rank() == 0 ? static_cast<std::size_t>(clock.size()) * kFields : 0);
-  MPI_Gather(mine.data(), kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, clock.comm());
+  const std::array<double, kPeerFields> mine{me.pure_s,
+                                             me.osu_overall_s,
+                                             me.osu_init_s,
+                                             me.osu_compute_s,
+                                             me.osu_test_s,
+                                             me.osu_wait_s,
+                                             me.imb_overall_s,
+                                             me.imb_compute_s,
+                                             static_cast<double>(me.imb_steps),
+                                             me.imb_steps_per_second};
+  std::vector<double> all(clock.rank() == 0 ? static_cast<std::size_t>(clock.size()) * kPeerFields
+                                            : 0);
+  MPI_Gather(mine.data(), kPeerFields, MPI_DOUBLE, all.data(), kPeerFields, MPI_DOUBLE, 0,
+             clock.comm());
   PeerPhase phase{c.iterations, c.warmup, c.test_calls, 0, {}};
   if (clock.rank() != 0) return phase;
   for (int r = 0; r < clock.size(); ++r) {
-    const double* f = &all[static_cast<std::size_t>(r) * kFields];
+    const double* f = &all[static_cast<std::size_t>(r) * kPeerFields];
     phase.ranks.push_back(
         {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], std::lround(f[8]), f[9]});
   }

@@ -32,10 +32,6 @@ constexpr int kPartTag = 3;        // overlap's and MPI's partitioned requests
 constexpr int kResultTag = 99;     // the receiver's times to rank 0
 constexpr int kMaxPartitions = 1024;
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 // One implementation's transfer at one point: buffers and persistent requests made once.
 class Transfer {
  public:

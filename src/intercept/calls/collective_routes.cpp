@@ -47,7 +47,7 @@ struct LastSite {
   SiteCounts* counts = nullptr;
 };
 thread_local LastSite last_site;
-std::atomic<std::uint64_t> routed_total{0};
+std::atomic<std::uint64_t> collectives_routed_total{0};
 // MPI_COMM_WORLD's duplicate was handed to liboverlap at MPI_Init; other communicators
 // get theirs inside the call that makes them (comm_made), marked with twin_keyval.
 std::atomic<bool> world_ready{false};
@@ -135,7 +135,7 @@ void count(Collective call, Verdict& v) {
   s.calls.fetch_add(1, std::memory_order_relaxed);
   if (v.routed) {
     s.routed.fetch_add(1, std::memory_order_relaxed);
-    routed_total.fetch_add(1, std::memory_order_relaxed);
+    collectives_routed_total.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   s.own[static_cast<int>(v.why)].fetch_add(1, std::memory_order_relaxed);
@@ -575,6 +575,8 @@ std::vector<CollectiveSite> collective_sites() {
   return out;
 }
 
-std::uint64_t collectives_routed() { return routed_total.load(std::memory_order_relaxed); }
+std::uint64_t collectives_routed() {
+  return collectives_routed_total.load(std::memory_order_relaxed);
+}
 
 }  // namespace overlap::intercept

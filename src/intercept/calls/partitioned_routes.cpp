@@ -18,10 +18,12 @@
 
 namespace overlap::intercept {
 namespace {
-std::atomic<std::uint64_t> routed_total{0};
+std::atomic<std::uint64_t> partitioned_routed_total{0};
 }  // namespace
 
-std::uint64_t partitioned_routed() { return routed_total.load(std::memory_order_relaxed); }
+std::uint64_t partitioned_routed() {
+  return partitioned_routed_total.load(std::memory_order_relaxed);
+}
 
 }  // namespace overlap::intercept
 
@@ -159,7 +161,7 @@ int publish(OVX_Prequest r, MPI_Comm comm, const Span& send_data, MPI_Request* r
     return rc;
   }
   routes().add(handle, Routed{r, comm, send_data, MPI_REQUEST_NULL});
-  routed_total.fetch_add(1, std::memory_order_relaxed);
+  partitioned_routed_total.fetch_add(1, std::memory_order_relaxed);
   *request = handle;
   return MPI_SUCCESS;
 }
