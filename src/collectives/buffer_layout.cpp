@@ -35,9 +35,9 @@ bool packs_in_memory_order(MPI_Datatype type, std::size_t bytes) {
 // goes when the datatype is freed, so a reused handle is asked again). Attribute values:
 // 1 in memory order, 2 not.
 bool in_memory_order(MPI_Datatype type, std::size_t bytes) {
-  static std::mutex mu;
+  static std::mutex cache_mu;
   static int keyval = MPI_KEYVAL_INVALID;
-  std::lock_guard lock(mu);
+  std::lock_guard lock(cache_mu);
   if (keyval == MPI_KEYVAL_INVALID)
     PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval, nullptr);
   void* value = nullptr;
