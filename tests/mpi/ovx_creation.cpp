@@ -16,6 +16,14 @@
 //                sends to the others, which receive before their first collective on it
 //   idup-made    a communicator the program made with MPI_Comm_idup (liboverlap then
 //                duplicates it at the first collective), and MPI_COMM_SELF
+//   idup-behind  rank 0 starts the first collective on a communicator made by
+//                MPI_Comm_idup, then duplicates a one-process communicator made after it
+//                (a higher context id) and sends to the others, which receive before
+//                their own first collective. Open MPI: hangs, the documented limit of
+//                communicators made by MPI_Comm_idup (their duplicate is made by an
+//                MPI_Comm_idup at the first collective, which that MPI_Comm_dup waits
+//                for; docs/liboverlap.md, docs/results/idup-twins-2026-11-30), so a
+//                ctest entry with MPICH only
 //   idup-pending rank 0's own MPI_Comm_idup of a communicator is pending (rank 1 joins it
 //                only after a message) while every rank splits MPI_COMM_WORLD: Open MPI
 //                lets that split (lower parent id) go first, and the duplicate liboverlap
@@ -165,6 +173,25 @@ std::vector<std::pair<std::string, std::function<MPI_Comm()>>> makers() {
          MPI_Comm_free(&half);
          return c;
        }},
+      {"MPI_Comm_idup",
+       [] {
+         MPI_Comm c;
+         MPI_Request r;
+         check_rc(MPI_Comm_idup(MPI_COMM_WORLD, &c, &r), "MPI_Comm_idup");
+         check_rc(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+         return c;
+       }},
+      {"MPI_Comm_idup of a parent freed at once",
+       [] {
+         // The parent goes as soon as the program's idup is complete.
+         MPI_Comm parent, c;
+         MPI_Request r;
+         check_rc(MPI_Comm_split(MPI_COMM_WORLD, 0, g_rank, &parent), "MPI_Comm_split");
+         check_rc(MPI_Comm_idup(parent, &c, &r), "MPI_Comm_idup");
+         check_rc(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+         check_rc(MPI_Comm_free(&parent), "MPI_Comm_free");
+         return c;
+       }},
       {"MPI_COMM_WORLD", [] { return MPI_COMM_WORLD; }},
   };
 }
@@ -290,6 +317,24 @@ void idup_pending() {
   check_rc(OVX_Finalize(), "OVX_Finalize");
 }
 
+void idup_behind() {
+  check_rc(OVX_Init(OVX_PROGRESS_CALLER), "OVX_Init");
+  MPI_Comm comm, mine;
+  MPI_Request r;
+  check_rc(MPI_Comm_idup(MPI_COMM_WORLD, &comm, &r), "MPI_Comm_idup");
+  check_rc(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+  // Made after `comm`: a higher context id.
+  check_rc(MPI_Comm_split(MPI_COMM_SELF, 0, 0, &mine), "MPI_Comm_split of MPI_COMM_SELF");
+  first_behind(comm, "MPI_Comm_idup", [&] {
+    MPI_Comm copy;
+    check_rc(MPI_Comm_dup(mine, &copy), "MPI_Comm_dup");
+    MPI_Comm_free(&copy);
+  });
+  MPI_Comm_free(&mine);
+  MPI_Comm_free(&comm);
+  check_rc(OVX_Finalize(), "OVX_Finalize");
+}
+
 // One round of idups-behind: `make` runs on ranks 0 and 1 and returns what they made.
 void idups_behind(const std::string& name, const std::function<MPI_Comm()>& make) {
   MPI_Comm d, e, d2 = MPI_COMM_NULL, e2 = MPI_COMM_NULL;
@@ -411,6 +456,7 @@ int main(int argc, char** argv) {
       {"behind", behind},
       {"free-behind", free_behind},
       {"idup-made", idup_made},
+      {"idup-behind", idup_behind},
       {"idup-pending", idup_pending},
       {"idups-behind", idups_behind_all},
       {"churn", churn}};
