@@ -15,12 +15,15 @@ MPIEXEC=${MPIEXEC:-mpiexec}
 
 # Which MPI the tools were built with decides srun's PMI plugin (overlap-bench, else the
 # program a script runs, e.g. JACOBI).
+# ldd's whole output is read first: `ldd | grep -q` under the scripts' pipefail failed
+# whenever grep stopped reading before ldd finished writing (SIGPIPE), which picked pmix
+# for MPICH and started every task as an MPI job of its own (seen in CI).
 probe=$(command -v "$OVERLAP_BENCH" 2>/dev/null || command -v "${JACOBI:-}" 2>/dev/null || true)
-if [ -n "$probe" ] && ldd "$probe" 2>/dev/null | grep -q 'libmpich'; then
-  SRUN_MPI=${SRUN_MPI:-pmi2}
-else
-  SRUN_MPI=${SRUN_MPI:-pmix}
-fi
+libs=$([ -n "$probe" ] && ldd "$probe" 2>/dev/null || true)
+case $libs in
+  *libmpich*) SRUN_MPI=${SRUN_MPI:-pmi2} ;;
+  *) SRUN_MPI=${SRUN_MPI:-pmix} ;;
+esac
 
 # launch PROGRAM ARGS...: one rank per task of the allocation.
 launch() {
