@@ -167,6 +167,7 @@ int start_generalized_request(ProgressEngine& engine, std::shared_ptr<TaskGraph>
   *request = r;
   // Nobody else sees the graph yet, so this thread may run it.
   graph->start_ready();
+  Scheduler::settle(*graph);
   if (!graph->complete()) engine.submit(std::move(graph));
   return MPI_SUCCESS;
 }

@@ -65,6 +65,10 @@ class Scheduler {
   std::uint64_t application_calls() const {
     return application_calls_.load(std::memory_order_acquire);
   }
+  // TaskGraph::settle_sends for the thread that built `graph`, before it is submitted,
+  // counted as a pass: MPI's progress hook, entered through the test, starts no pass
+  // meanwhile (a pass would reuse the tester's per-thread buffers under the test).
+  static int settle(TaskGraph& graph);
   // Marks the calling thread as a progress thread: its progress() calls are not the
   // application's.
   static void mark_progress_thread();

@@ -299,15 +299,26 @@ void TaskGraph::drop_bookkeeping() {
 int TaskGraph::advance() {
   int work = start_ready();
   if (complete()) return work;
-  std::vector<RequestSlot> slots;
-  const std::vector<TaskId> ids(running_.begin(), running_.end());
+  // Per thread, reused: settle_sends runs this on every small collective.
+  thread_local std::vector<RequestSlot> slots;
+  thread_local std::vector<TaskId> ids;
+  thread_local std::vector<std::size_t> done;
+  ids.assign(running_.begin(), running_.end());
+  slots.clear();
   for (TaskId id : ids) slots.push_back(tasks_[id].request);
-  std::vector<std::size_t> done;
+  done.clear();
   if (!slots.empty()) tester().test_some(slots, done, nullptr);
   for (std::size_t i : done) network_done(ids[i]);
   work += static_cast<int>(done.size());
   work += start_ready();
   return work;
+}
+
+int TaskGraph::settle_sends() {
+  if (complete() || running_.empty()) return 0;
+  const bool sends_only = std::all_of(running_.begin(), running_.end(),
+                                      [&](TaskId id) { return tasks_[id].kind == TaskKind::send; });
+  return sends_only ? advance() : 0;
 }
 
 void TaskGraph::abandon() { abandoned_.store(true, std::memory_order_release); }

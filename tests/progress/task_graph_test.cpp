@@ -149,5 +149,35 @@ TEST(TaskGraph, AbandonCancelsReceivesAndStartsNothingMore) {
   EXPECT_EQ(net.operations_open(), 0u);
 }
 
+// settle_sends: a graph whose running operations are sends alone is tested once (and
+// completes if they finished); a graph with a receive running is not tested at all.
+TEST(TaskGraph, SettleSendsTestsOnlyAGraphOfSends) {
+  testing::FakeNetwork net(2);
+  int x = 3, y = 0, z = 0;
+  TaskGraph receiver(net.endpoint(1, 0));
+  receiver.recv(&y, sizeof y, 0, 0);
+  receiver.start_ready();
+  const std::size_t before = net.test_calls();
+  EXPECT_EQ(receiver.settle_sends(), 0);  // a receive runs: no test
+  EXPECT_EQ(net.test_calls(), before);
+
+  TaskGraph root(net.endpoint(0, 0));
+  root.send(&x, sizeof x, 1, 0);
+  root.start_ready();
+  EXPECT_FALSE(root.complete());
+  EXPECT_GT(root.settle_sends(), 0);  // the receive was posted: the send finishes
+  EXPECT_EQ(net.test_calls(), before + 1);
+  EXPECT_TRUE(root.complete());
+  EXPECT_EQ(root.settle_sends(), 0);  // done: nothing more
+  EXPECT_EQ(net.test_calls(), before + 1);
+
+  TaskGraph lonely(net.endpoint(0, 1));  // nobody receives on this context
+  lonely.send(&z, sizeof z, 1, 0);
+  lonely.start_ready();
+  EXPECT_EQ(lonely.settle_sends(), 0);  // tested once, not finished
+  EXPECT_EQ(net.test_calls(), before + 2);
+  EXPECT_FALSE(lonely.complete());
+}
+
 }  // namespace
 }  // namespace overlap::progress
