@@ -79,6 +79,16 @@ void MpiRequestTester::test_some(std::span<RequestSlot> slots, std::vector<std::
   }
 }
 
+bool MpiRequestTester::test_one(RequestSlot& slot) {
+  MPI_Request r = from_slot(slot);
+  int flag = 0;
+  PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+  if (flag == 0) return false;
+  PMPI_Request_free(&r);  // finished: this only releases it
+  slot = 0;
+  return true;
+}
+
 void MpiRequestTester::cancel(RequestSlot slot) {
   MPI_Request r = from_slot(slot);
   PMPI_Cancel(&r);

@@ -33,6 +33,15 @@ class RequestTester {
   // of each finished one.
   virtual void test_some(std::span<RequestSlot> slots, std::vector<std::size_t>& done,
                          RequestStatus* statuses) = 0;
+  // Tests one slot whose status nobody needs; when it finished, releases it, sets it to 0
+  // and returns true. Unlike test_some it must not drive the transport's progress when
+  // the operation has finished already (a send that left inside its post), and drives it
+  // at most once otherwise.
+  virtual bool test_one(RequestSlot& slot) {
+    std::vector<std::size_t> done;
+    test_some({&slot, 1}, done, nullptr);
+    return !done.empty();
+  }
   // Asks for a posted receive to be cancelled (shutdown of an erroneous program); the
   // slot must still be tested until it finishes, cancelled or not.
   virtual void cancel(RequestSlot slot) = 0;
