@@ -24,9 +24,10 @@ class MpiRequestTester : public RequestTester {
  public:
   void test_some(std::span<RequestSlot> slots, std::vector<std::size_t>& done,
                  RequestStatus* statuses) override;
-  // PMPI_Request_get_status, then PMPI_Request_free once finished: both libraries run
-  // their progress in get_status only when the request has not finished (MPICH 4.0's
-  // MPI_Testsome runs it before it looks; Open MPI's when nothing finished).
+  // PMPI_Request_get_status, then PMPI_Wait once finished: both libraries run their
+  // progress in get_status only when the request has not finished (MPICH 4.0's
+  // MPI_Testsome runs it before it looks, Open MPI's when nothing finished) and not in a
+  // wait on a finished one.
   bool test_one(RequestSlot& slot) override;
   void cancel(RequestSlot slot) override;
   // One PMPI_Iprobe of this rank's own messages on MPI_COMM_WORLD with tag MPI_TAG_UB:

@@ -16,10 +16,13 @@ thread_local bool in_call_pass = false;  // the pass is progress_in_call()'s
 void Scheduler::mark_progress_thread() { progress_thread = true; }
 
 int Scheduler::settle(TaskGraph& graph) {
-  ++pass_depth;
-  const int work = graph.settle_sends();
-  --pass_depth;
-  return work;
+  struct InPass {
+    InPass() { ++pass_depth; }
+    ~InPass() { --pass_depth; }
+    InPass(const InPass&) = delete;
+    InPass& operator=(const InPass&) = delete;
+  } in_pass;
+  return graph.settle_sends();
 }
 
 void Scheduler::submit(std::shared_ptr<TaskGraph> graph) {

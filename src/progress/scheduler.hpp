@@ -67,7 +67,7 @@ class Scheduler {
   }
   // TaskGraph::settle_sends for the thread that built `graph`, before it is submitted,
   // counted as a pass: MPI's progress hook, entered through the test, starts no pass
-  // meanwhile (a pass would reuse the tester's per-thread buffers under the test).
+  // meanwhile, so the settle costs the caller at most the one progress round.
   static int settle(TaskGraph& graph);
   // Marks the calling thread as a progress thread: its progress() calls are not the
   // application's.

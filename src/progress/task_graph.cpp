@@ -299,14 +299,10 @@ void TaskGraph::drop_bookkeeping() {
 int TaskGraph::advance() {
   int work = start_ready();
   if (complete()) return work;
-  // Per thread, reused: settle_sends runs this on every small collective.
-  thread_local std::vector<RequestSlot> slots;
-  thread_local std::vector<TaskId> ids;
-  thread_local std::vector<std::size_t> done;
-  ids.assign(running_.begin(), running_.end());
-  slots.clear();
+  std::vector<RequestSlot> slots;
+  const std::vector<TaskId> ids(running_.begin(), running_.end());
   for (TaskId id : ids) slots.push_back(tasks_[id].request);
-  done.clear();
+  std::vector<std::size_t> done;
   if (!slots.empty()) tester().test_some(slots, done, nullptr);
   for (std::size_t i : done) network_done(ids[i]);
   work += static_cast<int>(done.size());

@@ -80,13 +80,14 @@ class TaskGraph {
   // start_ready, a test of this graph's own operations, network_done, start_ready: the
   // whole cycle for one graph (the scheduler batches the tests of all graphs instead).
   int advance();
-  // advance(), only when every operation running is a send: for the thread that built
-  // the graph, right after its first start_ready. A small send usually finishes inside
-  // its post, so a graph of sends alone (a broadcast's or scatter's root) completes
-  // before the call returns and MPI_Wait has nothing left to drive. Not while a receive
-  // runs: it cannot be done yet, and with Open MPI a test that finds nothing done runs
-  // MPI's whole progress loop (over TCP a poll of every socket, about 2 us on the
-  // emulated cluster). docs/liboverlap.md "The fixed cost of a collective".
+  // For the thread that built the graph, right after its first start_ready: when every
+  // operation running is a send, tests them one at a time (RequestTester::test_one) until
+  // one has not finished, then starts what follows. A small send often finishes inside its
+  // post, so a graph of sends alone (a broadcast's or scatter's root) completes before the
+  // call returns and MPI_Wait has no progress round to make (over TCP a poll of every
+  // socket, about 2 us on the emulated cluster). Not while a receive runs: it cannot be
+  // done yet, and the test would only cost a round. docs/liboverlap.md "The fixed cost of
+  // a collective".
   int settle_sends();
 
   bool started() const { return started_; }

@@ -149,8 +149,9 @@ TEST(TaskGraph, AbandonCancelsReceivesAndStartsNothingMore) {
   EXPECT_EQ(net.operations_open(), 0u);
 }
 
-// settle_sends: a graph whose running operations are sends alone is tested once (and
-// completes if they finished); a graph with a receive running is not tested at all.
+// settle_sends: a graph whose running operations are sends alone is tested, one send at a
+// time until one has not finished (and completes if all did); a graph with a receive
+// running is not tested at all.
 TEST(TaskGraph, SettleSendsTestsOnlyAGraphOfSends) {
   testing::FakeNetwork net(2);
   int x = 3, y = 0, z = 0;
@@ -171,11 +172,27 @@ TEST(TaskGraph, SettleSendsTestsOnlyAGraphOfSends) {
   EXPECT_EQ(root.settle_sends(), 0);  // done: nothing more
   EXPECT_EQ(net.test_calls(), before + 1);
 
-  TaskGraph lonely(net.endpoint(0, 1));  // nobody receives on this context
+  // Two sends, both received: each tested once, and the graph completes.
+  int a = 0, b = 0;
+  TaskGraph both(net.endpoint(1, 2));
+  both.recv(&a, sizeof a, 0, 0);
+  both.recv(&b, sizeof b, 0, 1);
+  both.start_ready();
+  TaskGraph fan(net.endpoint(0, 2));
+  fan.send(&x, sizeof x, 1, 0);
+  fan.send(&x, sizeof x, 1, 1);
+  fan.start_ready();
+  EXPECT_EQ(fan.settle_sends(), 2);
+  EXPECT_EQ(net.test_calls(), before + 3);
+  EXPECT_TRUE(fan.complete());
+
+  // Two sends, nobody receives: the first test fails and the second send is not tested.
+  TaskGraph lonely(net.endpoint(0, 1));
   lonely.send(&z, sizeof z, 1, 0);
+  lonely.send(&z, sizeof z, 1, 1);
   lonely.start_ready();
-  EXPECT_EQ(lonely.settle_sends(), 0);  // tested once, not finished
-  EXPECT_EQ(net.test_calls(), before + 2);
+  EXPECT_EQ(lonely.settle_sends(), 0);
+  EXPECT_EQ(net.test_calls(), before + 4);
   EXPECT_FALSE(lonely.complete());
 }
 
