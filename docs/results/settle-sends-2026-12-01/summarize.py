@@ -56,7 +56,7 @@ def floor_tables():
         reps = floor.get(mpi)
         if not reps:
             continue
-        print(f"## {mpi}: the floor, 2 emulated nodes, 8 bytes, rank 0 "
+        print(f"## {mpi}: the floor, 2 emulated nodes (1 Gbit/s, one core each), 8 bytes, rank 0 "
               f"({len(reps)} repetitions; µs, median of the runs' medians and range)\n")
         print("| op | MPI's own (nonblocking) | MPI's own (blocking) | point-to-point | "
               "in a generalized request | liboverlap before | after | after - generalized |")
@@ -127,7 +127,7 @@ def latency_tables():
         if not keys:
             continue
         print(f"## {mpi}: overlap-bench latency, liboverlap / MPI's own, `caller`, 2 emulated "
-              "nodes (median over the repetitions, range)\n")
+              "nodes, one core each (median over the repetitions, range)\n")
         print("| op | bytes | before | after |")
         print("| --- | --- | --- | --- |")
         for op, b in keys:
